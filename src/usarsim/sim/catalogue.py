@@ -1,0 +1,184 @@
+"""The robot catalogue: schema of ``config/robots/*.yaml`` and its loader.
+
+One YAML file per robot class. Its ``body`` section generates the URDF in
+``urdf/`` (see ``usarsim.sim.body``), so PyBullet and robot_state_publisher
+share one model; the rest configures drive, joint groups, sensors and state.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from usarsim.config_loading import ConfigError, load_dataclass
+from usarsim.paths import share_dir
+from usarsim.sim.body import BodySpec
+
+Vec3 = tuple[float, float, float]
+
+
+@dataclass
+class Mount:
+    """Pose of a device relative to a parent link (REP-103, metres/radians)."""
+
+    parent: str = "base_link"
+    xyz: Vec3 = (0.0, 0.0, 0.0)
+    rpy: Vec3 = (0.0, 0.0, 0.0)
+
+
+@dataclass
+class SensorSpec:
+    """One sensor instance. ``params`` are validated by the sensor family's Params class."""
+
+    type: str
+    name: str
+    mount: Mount = field(default_factory=Mount)
+    params: dict[str, Any] = field(default_factory=dict)
+    frame: str = ""  # TF frame id; default "<name lower-case>_link"
+
+    @property
+    def frame_id(self) -> str:
+        """The sensor's link/frame name in the URDF and in ROS headers."""
+        return self.frame or f"{self.name.lower()}_link"
+
+
+@dataclass
+class DriveSpec:
+    """Mobility model and its limits."""
+
+    type: Literal["skid", "differential", "ackermann", "aerial", "legged", "none"]
+    wheel_radius: float = 0.0
+    wheel_separation: float = 0.0  # lateral distance between left and right wheel centres
+    wheelbase: float = 0.0  # longitudinal distance front to rear axle
+    max_wheel_speed: float = 0.0  # rad/s
+    max_torque: float = 60.0  # N*m per wheel motor
+    left_wheels: list[str] = field(default_factory=list)
+    right_wheels: list[str] = field(default_factory=list)
+    front_steer_joints: list[str] = field(default_factory=list)
+    rear_steer_joints: list[str] = field(default_factory=list)
+    powered_wheels: list[str] = field(default_factory=list)
+    max_front_steer: float = 0.0
+    max_rear_steer: float = 0.0
+    max_linear_speed: float = 0.0  # m/s (aerial)
+    max_lateral_speed: float = 0.0
+    max_altitude_speed: float = 0.0
+    max_yaw_rate: float = 0.0  # rad/s
+    response_time: float = 0.3  # s, first-order lag of aerial velocity control
+
+
+@dataclass
+class JointLinkSpec:
+    """One link of a joint group (numbered from 1 in group order)."""
+
+    joint: str
+    type: Literal["revolute", "prismatic", "continuous"] = "revolute"
+    min: float = 0.0
+    max: float = 0.0  # min > max means unconstrained (as in the manual)
+    max_speed: float = 0.17
+    max_torque: float = 20.0
+    initial: float = 0.0
+
+
+@dataclass
+class JointGroupSpec:
+    """A named group of joints: flippers, a mission package (arm, pan-tilt), a gripper."""
+
+    name: str
+    kind: Literal["flippers", "mission_package", "gripper", "camera_mount"]
+    links: list[JointLinkSpec]
+
+
+@dataclass
+class EffecterSpec:
+    """An effecter answering SET opcodes (gripper, RFID releaser, roller table)."""
+
+    type: str
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RobotSpec:
+    """A robot class of the catalogue."""
+
+    class_name: str
+    vehicle_type: Literal["GroundVehicle", "AerialVehicle", "LeggedRobot", "NauticVehicle"]
+    description: str
+    dimensions: Vec3
+    mass: float
+    drive: DriveSpec
+    body: BodySpec
+    payload: float = 0.0
+    battery_life: float = 3600.0
+    msg_period: float = 0.2
+    light_intensity: int = 100
+    joint_groups: list[JointGroupSpec] = field(default_factory=list)
+    sensors: list[SensorSpec] = field(default_factory=list)
+    effecters: list[EffecterSpec] = field(default_factory=list)
+    ground_truth: bool = True
+    notes: str = ""
+    source: str = ""
+
+    @property
+    def urdf_path(self) -> Path:
+        """The generated URDF shipped with the package."""
+        return share_dir() / "urdf" / f"{self.class_name}.urdf"
+
+    def __post_init__(self) -> None:
+        names = [s.name for s in self.sensors]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            raise ValueError(f"duplicate sensor names: {', '.join(sorted(dupes))}")
+        for value, what in ((self.mass, "mass"), (self.battery_life, "battery_life"), (self.msg_period, "msg_period")):
+            if value <= 0:
+                raise ValueError(f"{what} must be positive, got {value}")
+
+
+def robots_dir() -> Path:
+    """Directory of the catalogue YAML files."""
+    return share_dir() / "config" / "robots"
+
+
+def available_robots() -> list[str]:
+    """Class names of every robot that ships, sorted."""
+    return sorted(p.stem for p in robots_dir().glob("*.yaml"))
+
+
+@functools.lru_cache(maxsize=None)
+def _load_cached(path: str) -> RobotSpec:
+    spec = load_dataclass(RobotSpec, Path(path))
+    _validate_sensor_params(spec, path)
+    if Path(path).stem != spec.class_name:
+        raise ConfigError(f"{path}: class_name '{spec.class_name}' does not match the file name")
+    return spec
+
+
+def load_robot_file(path: Path) -> RobotSpec:
+    """Load and validate one catalogue file."""
+    return _load_cached(str(Path(path).resolve()))
+
+
+def resolve_class_name(name: str) -> str:
+    """Canonical class name for ``name`` (case-insensitive, optional ``USARBot.`` prefix)."""
+    bare = name.split(".", 1)[1] if name.lower().startswith("usarbot.") else name
+    for known in available_robots():
+        if known.lower() == bare.lower():
+            return known
+    raise ConfigError(f"unknown robot class '{name}' (known: {', '.join(available_robots())})")
+
+
+def load_robot(name: str) -> RobotSpec:
+    """Load a catalogue entry by (case-insensitive) class name."""
+    return load_robot_file(robots_dir() / f"{resolve_class_name(name)}.yaml")
+
+
+def _validate_sensor_params(spec: RobotSpec, path: str) -> None:
+    from usarsim.sim.sensors import registry  # local: sensors import the catalogue
+
+    for sensor in spec.sensors:
+        try:
+            registry.params_for(sensor)
+        except (KeyError, TypeError, ValueError) as exc:
+            msg = exc.args[0] if exc.args else str(exc)
+            raise ConfigError(f"{path}: sensor '{sensor.name}' ({sensor.type}): {msg}") from None

@@ -1,0 +1,21 @@
+"""What sensors may see of the simulation besides their own robot."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from usarsim.sim.world import BuiltWorld
+
+
+@dataclass
+class SensorEnvironment:
+    """PyBullet client, the built world and simulation constants shared by all sensors."""
+
+    client: int
+    world: "BuiltWorld"
+    gravity: float
+    physics_dt: float
+    seed: int
+    robot_body_ids: Callable[[], set[int]]
+    render_options: dict[str, Any]

@@ -1,0 +1,81 @@
+"""Noise and distortion models of the USARSim sensors (spec sensors.md §1.3).
+
+Pure functions over NumPy generators so they can be tested alone and so
+that every sensor draws from its own seeded stream.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+
+def sensor_rng(seed: int, robot: str, sensor: str) -> np.random.Generator:
+    """Independent stream per (seed, robot, sensor): adding a sensor never shifts another's noise."""
+    return np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(robot.encode()), zlib.crc32(sensor.encode())])
+
+
+def relative_uniform(values: np.ndarray | float, noise: float, rng: np.random.Generator) -> np.ndarray | float:
+    """USARSim ``Noise``: v + U(-noise, +noise) * v."""
+    if noise <= 0.0:
+        return values
+    arr = np.asarray(values, dtype=float)
+    result = arr + rng.uniform(-noise, noise, size=arr.shape) * arr
+    return float(result) if np.ndim(values) == 0 else result
+
+
+def gaussian(values: np.ndarray | float, mean: float, sigma: float, rng: np.random.Generator) -> np.ndarray | float:
+    """Additive Gaussian N(mean, sigma)."""
+    if sigma <= 0.0 and mean == 0.0:
+        return values
+    arr = np.asarray(values, dtype=float)
+    result = arr + rng.normal(mean, sigma, size=arr.shape) if sigma > 0 else arr + mean
+    return float(result) if np.ndim(values) == 0 else result
+
+
+@dataclass(frozen=True)
+class OutputCurve:
+    """Piecewise-linear distortion; inputs outside the curve's domain give 0 (as in USARSim)."""
+
+    points: tuple[tuple[float, float], ...]
+
+    def __post_init__(self) -> None:
+        xs = [p[0] for p in self.points]
+        if len(xs) < 2 or any(b <= a for a, b in zip(xs, xs[1:])):
+            raise ValueError("output curve needs >= 2 points with increasing inputs")
+
+    @classmethod
+    def identity(cls, upper: float) -> "OutputCurve":
+        """The default curve (0 -> 0, upper -> upper)."""
+        return cls(((0.0, 0.0), (upper, upper)))
+
+    def __call__(self, values: np.ndarray | float) -> np.ndarray | float:
+        xs = np.array([p[0] for p in self.points])
+        ys = np.array([p[1] for p in self.points])
+        arr = np.asarray(values, dtype=float)
+        out = np.interp(arr, xs, ys)
+        # a tiny tolerance keeps a value clamped exactly at the domain edge inside it
+        eps = 1e-9 * max(1.0, abs(xs[-1]))
+        out = np.where((arr < xs[0] - eps) | (arr > xs[-1] + eps), 0.0, out)
+        return float(out) if np.ndim(values) == 0 else out
+
+
+def curve_from_params(points: Sequence[Sequence[float]] | None, upper: float) -> OutputCurve:
+    """OutputCurve from a YAML list of [in, out] pairs, or the identity up to ``upper``."""
+    if not points:
+        return OutputCurve.identity(upper)
+    return OutputCurve(tuple((float(a), float(b)) for a, b in points))
+
+
+def gps_sigma(satellites: int, max_noise: float, min_noise: float) -> float:
+    """GPS position sigma (m): maxNoise/3 at 4 satellites, minNoise/3 at 12, linear between."""
+    slope = (max_noise - min_noise) / -8.0
+    intercept = max_noise - 4.0 * slope
+    return max(0.0, (slope * satellites + intercept) / 3.0)
+
+
+def quantize(value: float, resolution: float) -> int:
+    """Integer count of ``resolution`` steps in ``value`` (truncating toward zero, like an encoder)."""
+    return int(value / resolution)

@@ -1,0 +1,254 @@
+"""Typed sensor readings produced by the core (SI units, REP-103 frames).
+
+Every front door (protocol, ROS, JSONL recorder) starts from these objects;
+no sensor logic lives outside ``usarsim.sim``. Positions and orientations are
+in the core world frame (x north, y west, z up) unless a field says
+otherwise; body-relative values are FLU.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]  # (x, y, z, w)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Common header: sim time (s), robot name, sensor name and its frame link."""
+
+    time: float
+    robot: str
+    sensor: str
+    frame: str
+    kind: ClassVar[str] = "Reading"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: time, robot, sensor, type, then the values."""
+        values = {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)
+                  if f.name not in ("time", "robot", "sensor")}
+        return {"time": self.time, "robot": self.robot, "sensor": self.sensor, "type": self.kind, "values": values}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return f"<{len(value)} bytes>"
+    if dataclasses.is_dataclass(value):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return value
+
+
+@dataclass(frozen=True)
+class RangeScan(Reading):
+    """Planar laser scan. ranges[i] is at angle_min + i*angle_increment (FLU, CCW)."""
+
+    ranges: tuple[float, ...]
+    angle_min: float
+    angle_increment: float
+    range_min: float
+    range_max: float
+    scan_time: float
+    sensor_type: str = "RangeScanner"  # or IRScanner
+    kind: ClassVar[str] = "RangeScan"
+
+
+@dataclass(frozen=True)
+class RangeReading(Reading):
+    """Single range (sonar or IR). ``range == range_max`` means nothing detected."""
+
+    range: float
+    range_min: float
+    range_max: float
+    field_of_view: float
+    sensor_type: str = "Sonar"  # or IR
+    kind: ClassVar[str] = "Range"
+
+
+@dataclass(frozen=True)
+class OdometryReading(Reading):
+    """Dead-reckoned planar pose relative to the start (or last reset), REP-103."""
+
+    x: float
+    y: float
+    theta: float
+    linear_velocity: float
+    angular_velocity: float
+    pose_variance: tuple[float, float, float]  # x, y, theta
+    twist_variance: tuple[float, float]  # v, omega
+    kind: ClassVar[str] = "Odometry"
+
+
+@dataclass(frozen=True)
+class GroundTruthReading(Reading):
+    """Exact pose and twist of the chassis in the world frame."""
+
+    position: Vec3
+    orientation: Quat
+    linear_velocity: Vec3  # world frame
+    angular_velocity: Vec3  # world frame
+    kind: ClassVar[str] = "GroundTruth"
+
+
+@dataclass(frozen=True)
+class InsReading(Reading):
+    """INS estimate: position (world), attitude (roll, pitch, yaw), body rates and acceleration."""
+
+    position: Vec3
+    rpy: Vec3
+    angular_velocity: Vec3  # body frame, rad/s
+    linear_acceleration: Vec3  # body frame, m/s^2, includes gravity reaction
+    position_variance: float
+    orientation_variance: float
+    angular_velocity_variance: float
+    linear_acceleration_variance: float
+    kind: ClassVar[str] = "INS"
+
+
+@dataclass(frozen=True)
+class GpsReading(Reading):
+    """Geodetic fix. latitude/longitude in signed decimal degrees, altitude in m."""
+
+    latitude: float
+    longitude: float
+    altitude: float
+    fix: bool
+    satellites: int
+    horizontal_sigma: float
+    kind: ClassVar[str] = "GPS"
+
+
+@dataclass(frozen=True)
+class EncoderReading(Reading):
+    """Tick count of one joint: ticks = angle / resolution."""
+
+    joint: str
+    ticks: int
+    resolution: float
+    kind: ClassVar[str] = "Encoder"
+
+
+@dataclass(frozen=True)
+class TouchReading(Reading):
+    """True when something is within the touch distance of the sensor face."""
+
+    touched: bool
+    kind: ClassVar[str] = "Touch"
+
+
+@dataclass(frozen=True)
+class CameraImage(Reading):
+    """Packed RGB8 image, rows top to bottom. Optical frame: z forward, x right, y down."""
+
+    width: int
+    height: int
+    rgb: bytes = field(repr=False)
+    horizontal_fov: float
+    kind: ClassVar[str] = "Camera"
+
+
+@dataclass(frozen=True)
+class RobotState(Reading):
+    """STA-like robot state (no noise)."""
+
+    vehicle_type: str
+    battery: float  # seconds left
+    battery_life: float
+    light_on: bool
+    light_intensity: int
+    front_steer: float
+    rear_steer: float
+    kind: ClassVar[str] = "State"
+
+
+@dataclass(frozen=True)
+class JointStateReading(Reading):
+    """Positions (rad or m), velocities and efforts of the robot's movable joints."""
+
+    names: tuple[str, ...]
+    positions: tuple[float, ...]
+    velocities: tuple[float, ...]
+    efforts: tuple[float, ...]
+    kind: ClassVar[str] = "JointState"
+
+
+@dataclass(frozen=True)
+class MissionPackageState(Reading):
+    """MISSTA-like state of one joint group: per-link value and torque."""
+
+    package: str
+    links: tuple[int, ...]
+    values: tuple[float, ...]
+    torques: tuple[float, ...]
+    kind: ClassVar[str] = "MissionPackage"
+
+
+@dataclass(frozen=True)
+class RfidTagSeen:
+    """One detected tag: id, memory and its position in the sensor frame (FLU)."""
+
+    tag_id: int
+    memory: str
+    position: Vec3
+    signal_dbm: float
+
+
+@dataclass(frozen=True)
+class RfidReading(Reading):
+    """Tags currently readable by the reader."""
+
+    tags: tuple[RfidTagSeen, ...]
+    kind: ClassVar[str] = "RFID"
+
+
+@dataclass(frozen=True)
+class VictimPartSeen:
+    """A body part (or false-alarm part) hit by the victim sensor, sensor frame (FLU)."""
+
+    part: str
+    position: Vec3
+    victim_id: str
+
+
+@dataclass(frozen=True)
+class VictimReading(Reading):
+    """Victim sensor hits."""
+
+    parts: tuple[VictimPartSeen, ...]
+    kind: ClassVar[str] = "VictSensor"
+
+
+@dataclass(frozen=True)
+class HumanMotionReading(Reading):
+    """Probability of human motion in the sensor's view."""
+
+    probability: float
+    kind: ClassVar[str] = "HumanMotion"
+
+
+@dataclass(frozen=True)
+class SoundReading(Reading):
+    """Loudest victim sound at the robot."""
+
+    loudness: float
+    duration: float
+    kind: ClassVar[str] = "Sound"
+
+
+@dataclass(frozen=True)
+class PointCloudReading(Reading):
+    """3-D range image as points in the sensor frame (FLU), row-major by vertical step."""
+
+    points: tuple[Vec3, ...]
+    ranges: tuple[float, ...]
+    horizontal_fov: float
+    vertical_fov: float
+    horizontal_resolution: float
+    vertical_resolution: float
+    range_max: float
+    kind: ClassVar[str] = "RangeScanner3D"

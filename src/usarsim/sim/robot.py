@@ -1,0 +1,324 @@
+"""A spawned robot: its PyBullet body, drive, joint groups, sensors and state."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pybullet as p
+
+from usarsim import frames
+from usarsim.sim import noise
+from usarsim.sim.catalogue import JointGroupSpec, JointLinkSpec, Mount, RobotSpec
+from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, SensorCommand, SetLight)
+from usarsim.sim.drives import Drive, drive_for
+from usarsim.sim.environment import SensorEnvironment
+from usarsim.sim.readings import JointStateReading, MissionPackageState, Reading, RobotState
+from usarsim.sim.sensors import CommandResult, Sensor, create
+
+BASE_LINK = "base_link"
+
+
+@dataclass
+class BaseState:
+    """Chassis pose and twist in the world frame, refreshed once per tick."""
+
+    position: np.ndarray
+    orientation: tuple[float, float, float, float]
+    rotation: np.ndarray
+    linear_velocity: np.ndarray
+    angular_velocity: np.ndarray
+
+
+class JointGroup:
+    """A named group of joints driven together (flippers, arm, pan-tilt, gripper)."""
+
+    def __init__(self, robot: "Robot", spec: JointGroupSpec) -> None:
+        self.robot = robot
+        self.spec = spec
+        self.indices = [robot.joint_index(link.joint) for link in spec.links]
+        self.targets = [link.initial for link in spec.links]
+        for link, index, target in zip(spec.links, self.indices, self.targets):
+            robot.reset_joint(index, target)
+            self._position(link, index, target)
+
+    def link(self, number: int) -> tuple[JointLinkSpec, int]:
+        """The (spec, joint index) of link ``number`` (1-based)."""
+        if not 1 <= number <= len(self.spec.links):
+            raise CommandError(f"{self.spec.name} has links 1..{len(self.spec.links)}, not {number}")
+        return self.spec.links[number - 1], self.indices[number - 1]
+
+    def command(self, number: int, value: float, order: int = 0, relative: bool = False) -> None:
+        """Drive link ``number``: order 0 position, 1 velocity, 2 effort."""
+        link, index = self.link(number)
+        if order == 0:
+            target = self.robot.joint_position(index) + value if relative else value
+            self.targets[number - 1] = self._position(link, index, target)
+        elif order == 1:
+            speed = max(-link.max_speed, min(link.max_speed, value))
+            p.setJointMotorControl2(self.robot.body_id, index, p.VELOCITY_CONTROL, targetVelocity=speed,
+                                    force=link.max_torque, physicsClientId=self.robot.client)
+        elif order == 2:
+            p.setJointMotorControl2(self.robot.body_id, index, p.VELOCITY_CONTROL, force=0.0,
+                                    physicsClientId=self.robot.client)
+            torque = max(-link.max_torque, min(link.max_torque, value))
+            p.setJointMotorControl2(self.robot.body_id, index, p.TORQUE_CONTROL, force=torque,
+                                    physicsClientId=self.robot.client)
+        else:
+            raise CommandError(f"Order must be 0, 1 or 2, got {order}")
+
+    def _position(self, link: JointLinkSpec, index: int, target: float) -> float:
+        if link.type != "continuous" and link.min <= link.max:
+            target = max(link.min, min(link.max, target))
+        p.setJointMotorControl2(self.robot.body_id, index, p.POSITION_CONTROL, targetPosition=target,
+                                maxVelocity=link.max_speed, force=link.max_torque, physicsClientId=self.robot.client)
+        return target
+
+    def state(self) -> tuple[list[float], list[float], list[float]]:
+        """Positions, velocities and applied torques of the links."""
+        states = p.getJointStates(self.robot.body_id, self.indices, physicsClientId=self.robot.client)
+        return [s[0] for s in states], [s[1] for s in states], [s[3] for s in states]
+
+
+class Robot:
+    """Runtime of one robot instance in the simulator."""
+
+    def __init__(self, name: str, spec: RobotSpec, client: int, body_id: int, env: SensorEnvironment) -> None:
+        self.name = name
+        self.spec = spec
+        self.client = client
+        self.body_id = body_id
+        self.env = env
+        self._joints: dict[str, int] = {}
+        self._links: dict[str, int] = {BASE_LINK: -1}
+        for i in range(p.getNumJoints(body_id, physicsClientId=client)):
+            info = p.getJointInfo(body_id, i, physicsClientId=client)
+            self._joints[info[1].decode()] = i
+            self._links[info[12].decode()] = i
+        self._fixed_parents = {link.name: link for link in spec.body.links if link.joint_type == "fixed"}
+        self._state: BaseState | None = None
+        self._configure_dynamics()
+        self.drive: Drive = drive_for(self)
+        self.joint_groups = {g.name: JointGroup(self, g) for g in spec.joint_groups}
+        self._moving_joints = [(n, i) for n, i in self._joints.items()
+                               if p.getJointInfo(body_id, i, physicsClientId=client)[2] != p.JOINT_FIXED]
+        self.light_on = False
+        self.battery_used = 0.0
+        self.next_state_time = 0.0
+        self.sensors: list[Sensor] = [create(s, self, env, noise.sensor_rng(env.seed, name, s.name))
+                                      for s in spec.sensors if s.type != "GroundTruth" or spec.ground_truth]
+
+    # --- structure -------------------------------------------------------------------------
+    def joint_index(self, joint: str) -> int:
+        """PyBullet joint index of a URDF joint name."""
+        try:
+            return self._joints[joint]
+        except KeyError:
+            raise CommandError(f"{self.spec.class_name} has no joint '{joint}' "
+                               f"(joints: {', '.join(sorted(self._joints))})") from None
+
+    def has_joint(self, joint: str) -> bool:
+        """True when the URDF defines ``joint``."""
+        return joint in self._joints
+
+    def sensor(self, name: str) -> Sensor:
+        """A sensor by name."""
+        for s in self.sensors:
+            if s.name == name:
+                return s
+        raise CommandError(f"robot '{self.name}' has no sensor '{name}' "
+                           f"(sensors: {', '.join(s.name for s in self.sensors)})")
+
+    def _configure_dynamics(self) -> None:
+        body = self.spec.body
+        for joint in self.spec.drive.left_wheels + self.spec.drive.right_wheels + self.spec.drive.powered_wheels:
+            if joint in self._joints:
+                p.changeDynamics(self.body_id, self._joints[joint], lateralFriction=body.wheel_friction,
+                                 spinningFriction=body.spinning_friction, rollingFriction=0.0,
+                                 physicsClientId=self.client)
+        # passive joints (casters) must not hold still by PyBullet's default motor
+        driven = set(self.spec.drive.left_wheels + self.spec.drive.right_wheels + self.spec.drive.powered_wheels)
+        driven |= {link.joint for g in self.spec.joint_groups for link in g.links}
+        driven |= set(self.spec.drive.front_steer_joints + self.spec.drive.rear_steer_joints)
+        for joint, index in self._joints.items():
+            if joint not in driven:
+                p.setJointMotorControl2(self.body_id, index, p.VELOCITY_CONTROL, force=0.0,
+                                        physicsClientId=self.client)
+
+    def reset_joint(self, index: int, value: float) -> None:
+        """Teleport a joint to ``value`` (spawn-time poses)."""
+        p.resetJointState(self.body_id, index, value, physicsClientId=self.client)
+
+    def joint_position(self, index: int) -> float:
+        """Current position of a joint."""
+        return p.getJointState(self.body_id, index, physicsClientId=self.client)[0]
+
+    # --- state -----------------------------------------------------------------------------
+    def invalidate(self) -> None:
+        """Forget cached state (called after each physics step)."""
+        self._state = None
+
+    @property
+    def base(self) -> BaseState:
+        """Chassis pose and twist (cached for the current tick)."""
+        if self._state is None:
+            pos, orn = p.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)
+            lin, ang = p.getBaseVelocity(self.body_id, physicsClientId=self.client)
+            rot = np.array(p.getMatrixFromQuaternion(orn, physicsClientId=self.client)).reshape(3, 3)
+            self._state = BaseState(np.array(pos), tuple(orn), rot, np.array(lin), np.array(ang))
+        return self._state
+
+    def link_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
+        """World position and rotation matrix of a link frame (merged fixed links resolved)."""
+        if link == BASE_LINK:
+            return self.base.position, self.base.rotation
+        if link in self._links:
+            state = p.getLinkState(self.body_id, self._links[link], computeForwardKinematics=True,
+                                   physicsClientId=self.client)
+            return np.array(state[4]), np.array(p.getMatrixFromQuaternion(state[5])).reshape(3, 3)
+        fixed = self._fixed_parents.get(link)
+        if fixed is None:
+            raise CommandError(f"{self.spec.class_name} has no link '{link}'")
+        parent_pos, parent_rot = self.link_pose(fixed.parent)
+        offset = frames.rotation_matrix(frames.quaternion_from_euler(fixed.rpy))
+        return parent_pos + parent_rot @ np.array(fixed.xyz), parent_rot @ offset
+
+    def mount_pose(self, mount: Mount) -> tuple[np.ndarray, np.ndarray]:
+        """World position and rotation matrix of a device mounted at ``mount``."""
+        parent_pos, parent_rot = self.link_pose(mount.parent)
+        offset = frames.rotation_matrix(frames.quaternion_from_euler(mount.rpy))
+        return parent_pos + parent_rot @ np.array(mount.xyz), parent_rot @ offset
+
+    # --- commands --------------------------------------------------------------------------
+    def apply(self, cmd: Command) -> CommandResult | None:
+        """Apply a command at the start of a tick; raises CommandError when impossible."""
+        if isinstance(cmd, SetLight):
+            self.light_on = cmd.on
+        elif isinstance(cmd, Flip):
+            self.flip()
+        elif isinstance(cmd, JointTargets):
+            self.set_joints(cmd)
+        elif isinstance(cmd, SensorCommand):
+            return self.device_command(cmd)
+        elif isinstance(cmd, self.drive.accepts):
+            self.drive.apply(cmd)
+        else:
+            self.drive.apply(cmd)  # raises a clear "cannot execute" error
+        return None
+
+    def set_joints(self, cmd: JointTargets) -> None:
+        """Drive named joints (any group) or group links given as '<Group>:<link number>'."""
+        plan = []
+        for key, value in cmd.targets.items():
+            plan.append((*self._resolve_joint(key), value))  # validate all before moving any
+        for group, number, value in plan:
+            group.command(number, value, cmd.order, cmd.relative)
+
+    def _resolve_joint(self, key: str) -> tuple[JointGroup, int]:
+        if ":" in key:
+            group_name, _, number = key.partition(":")
+            group = self.joint_groups.get(group_name)
+            if group is None:
+                raise CommandError(f"robot '{self.name}' has no joint group '{group_name}' "
+                                   f"(groups: {', '.join(self.joint_groups) or 'none'})")
+            try:
+                return group, int(number)
+            except ValueError:
+                raise CommandError(f"bad link number '{number}' for {group_name}") from None
+        for group in self.joint_groups.values():
+            for n, link in enumerate(group.spec.links, start=1):
+                if link.joint == key:
+                    return group, n
+        known = [link.joint for g in self.joint_groups.values() for link in g.spec.links]
+        raise CommandError(f"robot '{self.name}' has no controllable joint '{key}' "
+                           f"(joints: {', '.join(known) or 'none'})")
+
+    def device_command(self, cmd: SensorCommand) -> CommandResult:
+        """Route an opcode to the named sensor or effecter."""
+        for s in self.sensors:
+            if s.name == cmd.device or (not cmd.device and s.type_name == cmd.opcode):
+                return s.command(cmd.opcode, cmd.params)
+        effecter = getattr(self, "effecters", {}).get(cmd.device)
+        if effecter is not None:
+            return effecter.command(cmd.opcode, cmd.params)
+        return CommandResult(False, message=f"robot '{self.name}' has no device '{cmd.device}'")
+
+    def flip(self) -> None:
+        """Upright the robot, keeping x, y and yaw, lifted by its ground clearance."""
+        pos = self.base.position
+        yaw = frames.euler_from_quaternion(self.base.orientation)[2]
+        z = pos[2] - self.spec.body.lowest_point() + 0.05
+        p.resetBasePositionAndOrientation(self.body_id, (pos[0], pos[1], z), frames.quaternion_from_euler((0, 0, yaw)),
+                                          physicsClientId=self.client)
+        p.resetBaseVelocity(self.body_id, (0, 0, 0), (0, 0, 0), physicsClientId=self.client)
+        self.invalidate()
+
+    # --- per tick --------------------------------------------------------------------------
+    def update(self, dt: float) -> None:
+        """Per-tick actuation and battery drain (linear in time plus drive load)."""
+        self.drive.update(dt)
+        if self.battery_left() > 0:
+            self.battery_used += dt
+        elif self.battery_used < self.spec.battery_life + dt:
+            self.battery_used += dt
+            self.drive.stop()
+
+    def battery_left(self) -> float:
+        """Seconds of battery left."""
+        return max(0.0, self.spec.battery_life - self.battery_used)
+
+    def robot_readings(self, now: float) -> list[Reading]:
+        """STA-like state, joint states and mission-package states, at the robot's message rate."""
+        if now + 1e-9 < self.next_state_time:
+            return []
+        self.next_state_time = max(self.next_state_time + self.spec.msg_period, now)
+        front, rear = self.drive.steer_angles()
+        head = {"time": now, "robot": self.name, "frame": BASE_LINK}
+        out: list[Reading] = [RobotState(sensor="State", vehicle_type=self.spec.vehicle_type,
+                                         battery=self.battery_left(), battery_life=self.spec.battery_life,
+                                         light_on=self.light_on,
+                                         light_intensity=self.spec.light_intensity if self.light_on else 0,
+                                         front_steer=front, rear_steer=rear, **head)]
+        if self._moving_joints:
+            states = p.getJointStates(self.body_id, [i for _, i in self._moving_joints], physicsClientId=self.client)
+            out.append(JointStateReading(sensor="JointState", names=tuple(n for n, _ in self._moving_joints),
+                                         positions=tuple(s[0] for s in states), velocities=tuple(s[1] for s in states),
+                                         efforts=tuple(s[3] for s in states), **head))
+        for group in self.joint_groups.values():
+            positions, _, torques = group.state()
+            out.append(MissionPackageState(sensor=group.spec.name, package=group.spec.name,
+                                           links=tuple(range(1, len(positions) + 1)),
+                                           values=tuple(positions),
+                                           torques=tuple(abs(t) for t in torques), **head))
+        return out
+
+    def sample_sensors(self, now: float) -> list[Reading]:
+        """Readings of every sensor due at ``now``."""
+        out: list[Reading] = []
+        for s in self.sensors:
+            if s.due(now):
+                out.extend(s.sample(now))
+        return out
+
+    def on_spawned(self, now: float) -> None:
+        """Let sensors capture their reference (odometry origin, INS initial estimate)."""
+        self.invalidate()
+        self.next_state_time = now
+        for s in self.sensors:
+            s.on_spawned(now)
+
+
+def spawn_height(spec: RobotSpec, ground_z: float, clearance: float = 0.02) -> float:
+    """Base-link z that puts the robot's lowest point ``clearance`` above ``ground_z``."""
+    return ground_z - spec.body.lowest_point() + clearance
+
+
+def pose_tuple(values: Sequence[float]) -> tuple[float, float, float]:
+    """Validate and convert a 3-vector."""
+    if len(values) != 3 or not all(math.isfinite(v) for v in values):
+        raise CommandError(f"expected three finite numbers, got {list(values)}")
+    return (float(values[0]), float(values[1]), float(values[2]))
+
+
+__all__ = ["BaseState", "JointGroup", "Robot", "spawn_height", "pose_tuple"]

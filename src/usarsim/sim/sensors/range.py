@@ -1,0 +1,143 @@
+"""Range sensors: laser scanners (RangeScanner, IRScanner) and Sonar/IR rangers.
+
+All rays of one reading are cast in a single ``rayTestBatch``. IR variants
+ignore transparent surfaces (glass) by re-casting the rays that hit them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pybullet as p
+
+from usarsim.sim import noise
+from usarsim.sim.readings import RangeReading, RangeScan
+from usarsim.sim.sensors.base import CommonParams, Sensor
+from usarsim.sim.sensors.registry import register
+
+# Rays start this far along their direction so a sensor on the chassis surface
+# does not see its own robot.
+RAY_START_OFFSET = 0.01
+
+
+def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range: float,
+              ignore: frozenset[int] = frozenset()) -> np.ndarray:
+    """Distances (m) from ``origin`` along unit ``directions`` to the first hit, ``inf`` if none.
+
+    Hits on bodies in ``ignore`` (e.g. glass for IR) are skipped by casting again from just past them.
+    """
+    starts = origin + directions * RAY_START_OFFSET
+    ends = origin + directions * max_range
+    distances = np.full(len(directions), np.inf)
+    pending = np.arange(len(directions))
+    travelled = np.full(len(directions), RAY_START_OFFSET)
+    for _ in range(4):  # at most a few transparent panes in a row
+        results = p.rayTestBatch(starts[pending].tolist(), ends[pending].tolist(), physicsClientId=client)
+        again = []
+        for k, (body, _link, fraction, _pos, _normal) in enumerate(results):
+            i = pending[k]
+            if body < 0:
+                continue
+            span = max_range - travelled[i]
+            hit = travelled[i] + fraction * span
+            if body in ignore:
+                travelled[i] = hit + 0.005
+                starts[i] = origin + directions[i] * travelled[i]
+                if travelled[i] < max_range:
+                    again.append(i)
+                continue
+            distances[i] = hit
+        if not again or not ignore:
+            break
+        pending = np.array(again)
+    return distances
+
+
+@dataclass
+class ScannerParams(CommonParams):
+    """Laser scanner: defaults of a SICK LMS200 as USARSim configured it."""
+
+    max_range: float = 20.0
+    min_range: float = 0.0
+    fov: float = math.pi
+    resolution: float = 0.0174
+    pitch_plane: bool = False  # bPitch: scan in the x-z plane
+
+
+@register("RangeScanner", "IRScanner")
+class LaserScanner(Sensor):
+    """Planar laser. Beam 0 is the rightmost (-FOV/2), as in USARSim and REP-103 LaserScan."""
+
+    Params = ScannerParams
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        prm: ScannerParams = self.params  # type: ignore[assignment]
+        count = int(math.floor(prm.fov / prm.resolution + 1e-6)) + 1
+        angles = -prm.fov / 2.0 + prm.resolution * np.arange(count)
+        if prm.pitch_plane:
+            self._local = np.stack([np.cos(angles), np.zeros(count), np.sin(angles)], axis=1)
+        else:
+            self._local = np.stack([np.cos(angles), np.sin(angles), np.zeros(count)], axis=1)
+        self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)
+        self._transparent_passes = self.type_name == "IRScanner"
+
+    def read(self, now: float) -> RangeScan:
+        prm: ScannerParams = self.params  # type: ignore[assignment]
+        origin, rot = self.robot.mount_pose(self.spec.mount)
+        ignore = self.env.world.ray_ignore_ids if self._transparent_passes else frozenset()
+        ranges = cast_rays(self.env.client, origin, self._local @ rot.T, prm.max_range, ignore)
+        ranges = np.minimum(ranges, prm.max_range)
+        ranges = noise.relative_uniform(ranges, prm.noise, self.rng)
+        ranges = noise.gaussian(ranges, prm.mean, prm.sigma, self.rng)
+        ranges = self._curve(np.clip(ranges, 0.0, prm.max_range))
+        return RangeScan(**self.header(now), ranges=tuple(float(r) for r in ranges), angle_min=-prm.fov / 2.0,
+                         angle_increment=prm.resolution, range_min=prm.min_range, range_max=prm.max_range,
+                         scan_time=self.interval, sensor_type=self.type_name)
+
+
+@dataclass
+class RangerParams(CommonParams):
+    """Sonar / IR: cone of ``beam_angle`` (sonar) or a single ray (IR)."""
+
+    max_range: float = 5.0
+    min_range: float = 0.0
+    beam_angle: float = 0.3491
+    noise: float = 0.05
+    with_timestamp: bool = True
+
+
+def cone_directions(beam_angle: float, rays_per_ring: int = 8) -> np.ndarray:
+    """Unit rays of a sonar cone: the axis plus rings at beam/4 and beam/2 (deterministic)."""
+    dirs = [(1.0, 0.0, 0.0)]
+    for half in (beam_angle / 4.0, beam_angle / 2.0):
+        for k in range(rays_per_ring):
+            phi = 2.0 * math.pi * k / rays_per_ring
+            dirs.append((math.cos(half), math.sin(half) * math.cos(phi), math.sin(half) * math.sin(phi)))
+    return np.array(dirs)
+
+
+@register("Sonar", "IR")
+class Ranger(Sensor):
+    """Single-range sensor; the nearest hit inside the cone wins, no hit gives max_range."""
+
+    Params = RangerParams
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        prm: RangerParams = self.params  # type: ignore[assignment]
+        self._is_ir = self.type_name == "IR"
+        self._local = np.array([[1.0, 0.0, 0.0]]) if self._is_ir else cone_directions(prm.beam_angle)
+        self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)
+
+    def read(self, now: float) -> RangeReading:
+        prm: RangerParams = self.params  # type: ignore[assignment]
+        origin, rot = self.robot.mount_pose(self.spec.mount)
+        ignore = self.env.world.ray_ignore_ids if self._is_ir else frozenset()
+        nearest = float(np.min(cast_rays(self.env.client, origin, self._local @ rot.T, prm.max_range, ignore)))
+        value = min(nearest, prm.max_range)
+        value = noise.relative_uniform(value, prm.noise, self.rng)
+        value = float(self._curve(min(max(value, 0.0), prm.max_range)))
+        return RangeReading(**self.header(now), range=value, range_min=prm.min_range, range_max=prm.max_range,
+                            field_of_view=0.01 if self._is_ir else prm.beam_angle, sensor_type=self.type_name)

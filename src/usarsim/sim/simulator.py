@@ -1,0 +1,251 @@
+"""The simulator: one PyBullet world, a fixed step, a sim clock, robots and pacing.
+
+Public surface: ``spawn``, ``remove``, ``submit`` (commands), ``step`` /
+``run_for`` (lockstep), ``start`` / ``stop`` (paced background loop),
+``add_listener`` (readings fan-out) and ``close``. Physics runs under one
+lock, so front doors in other threads only queue commands.
+"""
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+from concurrent.futures import Future
+from typing import Callable, Literal, Sequence
+
+import pybullet as p
+
+from usarsim.config_loading import ConfigError
+from usarsim.sim.catalogue import RobotSpec, load_robot
+from usarsim.sim.commands import Command, CommandError
+from usarsim.sim.environment import SensorEnvironment
+from usarsim.sim.readings import GroundTruthReading, Reading
+from usarsim.sim.robot import Robot, pose_tuple, spawn_height
+from usarsim.sim.world import BuiltWorld, WorldSpec, build_world, load_world
+from usarsim import frames
+
+log = logging.getLogger(__name__)
+
+Pacing = Literal["realtime", "fast", "lockstep"]
+PACINGS: tuple[str, ...] = ("realtime", "fast", "lockstep")
+Listener = Callable[[float, Sequence[Reading]], None]
+
+
+class Simulator:
+    """Owns the PyBullet client, the world, the robots and the sim clock."""
+
+    def __init__(self, world: str | WorldSpec = "empty", *, physics_rate: float = 200.0, seed: int = 0,
+                 pacing: Pacing = "lockstep", render: dict | None = None) -> None:
+        if pacing not in PACINGS:
+            raise ValueError(f"pacing must be one of {', '.join(PACINGS)}, got {pacing!r}")
+        if not physics_rate > 0:
+            raise ValueError(f"physics rate must be positive, got {physics_rate}")
+        self.spec = world if isinstance(world, WorldSpec) else load_world(world)
+        self.dt = 1.0 / physics_rate
+        self.seed = int(seed)
+        self.pacing: Pacing = pacing
+        self.client = p.connect(p.DIRECT)
+        p.setGravity(0, 0, self.spec.gravity, physicsClientId=self.client)
+        p.setTimeStep(self.dt, physicsClientId=self.client)
+        self.world: BuiltWorld = build_world(self.client, self.spec)
+        self.env = SensorEnvironment(client=self.client, world=self.world, gravity=self.spec.gravity,
+                                     physics_dt=self.dt, seed=self.seed,
+                                     robot_body_ids=lambda: {r.body_id for r in self.robots.values()},
+                                     render_options=dict(render or {}))
+        self.robots: dict[str, Robot] = {}
+        self.ticks = 0
+        self._lock = threading.RLock()
+        self._queue: collections.deque[tuple[Command, Future]] = collections.deque()
+        self._listeners: list[Listener] = []
+        self._thread: threading.Thread | None = None
+        self._running = threading.Event()
+        self._name_counter: dict[str, int] = collections.Counter()
+        self._closed = False
+
+    # --- clock -----------------------------------------------------------------------------
+    @property
+    def time(self) -> float:
+        """Simulation time in seconds (exact multiple of the physics step)."""
+        return self.ticks * self.dt
+
+    # --- robots ----------------------------------------------------------------------------
+    def spawn(self, class_name: str, name: str | None = None, *, start: str | None = None,
+              position: Sequence[float] | None = None, rpy: Sequence[float] | None = None) -> Robot:
+        """Spawn a robot at a named start pose or an explicit ground position (core frame)."""
+        spec: RobotSpec = load_robot(class_name)
+        with self._lock:
+            self._check_open()
+            name = name or self._default_name(spec.class_name)
+            if name in self.robots:
+                raise CommandError(f"a robot named '{name}' already exists")
+            if position is None:
+                pose = self.world.start_pose(start) if start else self.spec.start_poses[0]
+                xyz, orientation = pose.xyz, pose.rpy
+            else:
+                xyz, orientation = pose_tuple(position), pose_tuple(rpy or (0.0, 0.0, 0.0))
+            if rpy is not None:
+                orientation = pose_tuple(rpy)
+            base = (xyz[0], xyz[1], spawn_height(spec, xyz[2]))
+            body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(orientation),
+                              flags=p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS,
+                              physicsClientId=self.client)
+            try:
+                robot = Robot(name, spec, self.client, body, self.env)
+            except Exception:
+                p.removeBody(body, physicsClientId=self.client)
+                raise
+            self.robots[name] = robot
+            robot.on_spawned(self.time)
+            log.info("spawned %s (%s) at %s", name, spec.class_name, base)
+            return robot
+
+    def _default_name(self, class_name: str) -> str:
+        while True:
+            self._name_counter[class_name] += 1
+            candidate = f"{class_name}_{self._name_counter[class_name]}"
+            if candidate not in self.robots:
+                return candidate
+
+    def remove(self, name: str) -> None:
+        """Remove a robot (no error if it is already gone)."""
+        with self._lock:
+            robot = self.robots.pop(name, None)
+            if robot is not None and not self._closed:
+                p.removeBody(robot.body_id, physicsClientId=self.client)
+
+    def robot(self, name: str) -> Robot:
+        """A spawned robot by name."""
+        try:
+            return self.robots[name]
+        except KeyError:
+            raise CommandError(f"no robot named '{name}' (robots: {', '.join(self.robots) or 'none'})") from None
+
+    # --- commands --------------------------------------------------------------------------
+    def submit(self, cmd: Command) -> Future:
+        """Queue a command for the start of the next tick; the future gets its result or error."""
+        future: Future = Future()
+        self._queue.append((cmd, future))
+        return future
+
+    def _apply_commands(self) -> None:
+        while self._queue:
+            cmd, future = self._queue.popleft()
+            try:
+                result = self.robot(cmd.robot).apply(cmd)
+            except (CommandError, ValueError) as exc:
+                log.warning("command %s refused: %s", type(cmd).__name__, exc)
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+    # --- stepping --------------------------------------------------------------------------
+    def step(self, n: int = 1) -> list[Reading]:
+        """Advance ``n`` physics ticks; return every reading produced, in order."""
+        produced: list[Reading] = []
+        for _ in range(n):
+            produced.extend(self._tick())
+        return produced
+
+    def run_for(self, seconds: float) -> list[Reading]:
+        """Advance by ``seconds`` of sim time (rounded to whole ticks)."""
+        return self.step(max(0, round(seconds / self.dt)))
+
+    def _tick(self) -> list[Reading]:
+        with self._lock:
+            self._check_open()
+            self._apply_commands()
+            for robot in self.robots.values():
+                robot.update(self.dt)
+            p.stepSimulation(physicsClientId=self.client)
+            self.ticks += 1
+            now = self.time
+            self.world.update(now)
+            readings: list[Reading] = []
+            for robot in self.robots.values():
+                robot.invalidate()
+                readings.extend(robot.robot_readings(now))
+                readings.extend(robot.sample_sensors(now))
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(now, readings)
+            except Exception:  # a broken front door must not stop physics
+                log.exception("reading listener failed")
+        return readings
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener(time, readings)`` after every tick (from the stepping thread)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        """Stop calling ``listener``."""
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def ground_truth(self, name: str) -> GroundTruthReading:
+        """Exact pose and twist of a robot now (for tests and evaluation)."""
+        with self._lock:
+            robot = self.robot(name)
+            base = robot.base
+            return GroundTruthReading(time=self.time, robot=name, sensor="GroundTruth", frame="base_link",
+                                      position=tuple(base.position), orientation=base.orientation,
+                                      linear_velocity=tuple(base.linear_velocity),
+                                      angular_velocity=tuple(base.angular_velocity))
+
+    # --- pacing ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Run the paced loop in a background thread (realtime or fast)."""
+        if self.pacing == "lockstep":
+            raise RuntimeError("lockstep pacing advances only through step()/run_for()")
+        if self._thread is not None:
+            return
+        self._running.set()
+        self._thread = threading.Thread(target=self._loop, name="usarsim-physics", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        wall_start = time.monotonic()
+        sim_start = self.time
+        while self._running.is_set():
+            self._tick()
+            if self.pacing == "realtime":
+                ahead = (self.time - sim_start) - (time.monotonic() - wall_start)
+                if ahead > 0:
+                    time.sleep(ahead)
+                elif ahead < -0.5:  # fell far behind (machine busy): do not try to catch up in a burst
+                    wall_start, sim_start = time.monotonic(), self.time
+
+    def stop(self) -> None:
+        """Stop the background loop (if any) and wait for it."""
+        self._running.clear()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def close(self) -> None:
+        """Stop, fail pending commands and disconnect PyBullet."""
+        self.stop()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            while self._queue:
+                _, future = self._queue.popleft()
+                future.set_exception(CommandError("simulator closed"))
+            p.disconnect(physicsClientId=self.client)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("simulator is closed")
+
+    def __enter__(self) -> "Simulator":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["Simulator", "PACINGS", "Pacing", "ConfigError"]
