@@ -165,8 +165,12 @@ def generate_urdf(spec: "RobotSpec") -> str:
         limits = (link.lower, link.upper, link.effort, link.velocity) if movable else None
         out.append(_joint_xml(link.joint_name, link.joint_type, link.parent, link.name, link.xyz, link.rpy,
                               axis=link.axis if movable else None, limits=limits))
+    existing = {"base_link", *(wheel_link_name(w.joint) for w in body.wheels), *(link.name for link in body.links)}
     for sensor in spec.sensors:
         frame = sensor.frame_id
+        if frame in existing:  # e.g. odometry reported in base_link: no extra frame
+            continue
+        existing.add(frame)
         out.append(_link_xml(frame, "none", (0.0, 0.0, 0.0), 0.0, rgba))
         out.append(_joint_xml(f"{frame}_joint", "fixed", sensor.mount.parent, frame, sensor.mount.xyz, sensor.mount.rpy))
     out.append("</robot>")

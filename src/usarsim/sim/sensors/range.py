@@ -104,17 +104,22 @@ class RangerParams(CommonParams):
     max_range: float = 5.0
     min_range: float = 0.0
     beam_angle: float = 0.3491
+    # The cone is flattened vertically so a sonar at chassis height does not
+    # report the floor inside its 5 m range (USARSim's sonar did not either).
+    vertical_beam_angle: float = 0.0873
     noise: float = 0.05
     with_timestamp: bool = True
 
 
-def cone_directions(beam_angle: float, rays_per_ring: int = 8) -> np.ndarray:
-    """Unit rays of a sonar cone: the axis plus rings at beam/4 and beam/2 (deterministic)."""
+def cone_directions(beam_angle: float, vertical_beam_angle: float, rays_per_ring: int = 8) -> np.ndarray:
+    """Unit rays of a sonar cone: the axis plus two elliptical rings at 1/2 and 1 of the half-angles."""
     dirs = [(1.0, 0.0, 0.0)]
-    for half in (beam_angle / 4.0, beam_angle / 2.0):
+    for scale in (0.5, 1.0):
         for k in range(rays_per_ring):
             phi = 2.0 * math.pi * k / rays_per_ring
-            dirs.append((math.cos(half), math.sin(half) * math.cos(phi), math.sin(half) * math.sin(phi)))
+            yaw = scale * beam_angle / 2.0 * math.cos(phi)
+            pitch = scale * vertical_beam_angle / 2.0 * math.sin(phi)
+            dirs.append((math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch)))
     return np.array(dirs)
 
 
@@ -128,7 +133,7 @@ class Ranger(Sensor):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         prm: RangerParams = self.params  # type: ignore[assignment]
         self._is_ir = self.type_name == "IR"
-        self._local = np.array([[1.0, 0.0, 0.0]]) if self._is_ir else cone_directions(prm.beam_angle)
+        self._local = np.array([[1.0, 0.0, 0.0]]) if self._is_ir else cone_directions(prm.beam_angle, prm.vertical_beam_angle)
         self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)
 
     def read(self, now: float) -> RangeReading:

@@ -1,0 +1,167 @@
+"""The ``usarsim`` command line."""
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from usarsim.config_loading import ConfigError
+from usarsim.sim.commands import CommandError
+
+
+def _drive_pair(text: str) -> tuple[float, float]:
+    try:
+        left, right = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LEFT,RIGHT (two numbers), got {text!r}") from None
+    if not (math.isfinite(left) and math.isfinite(right)):
+        raise argparse.ArgumentTypeError("drive values must be finite numbers")
+    return left, right
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """usarsim run: a headless scenario to JSON lines."""
+    from usarsim.runner import Scenario, open_output, run_scenario
+
+    scenario = Scenario(world=args.world, robot=args.robot, start=args.start, seed=args.seed, pacing=args.pacing,
+                        duration=args.duration, drive=args.drive, physics_rate=args.physics_rate, cameras=args.camera)
+    out = open_output(args.output)
+    try:
+        count = run_scenario(scenario, out, progress=True)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"wrote {count} readings", file=sys.stderr)
+    return 0
+
+
+def cmd_worlds(args: argparse.Namespace) -> int:
+    """usarsim worlds: list the shipped worlds."""
+    from usarsim.sim.world import available_worlds, load_world
+
+    for name in available_worlds():
+        spec = load_world(name)
+        print(f"{name:10s} {len(spec.start_poses)} start poses  {spec.description}")
+    return 0
+
+
+def cmd_robots(args: argparse.Namespace) -> int:
+    """usarsim robots: list the robot catalogue."""
+    from usarsim.sim.catalogue import available_robots, load_robot
+
+    for name in available_robots():
+        spec = load_robot(name)
+        sensors = ", ".join(sorted({s.type for s in spec.sensors}))
+        print(f"{name:12s} {spec.vehicle_type:14s} {spec.drive.type:12s} {spec.description} [{sensors}]")
+    return 0
+
+
+def cmd_urdf(args: argparse.Namespace) -> int:
+    """usarsim urdf: regenerate urdf/<Class>.urdf from the catalogue."""
+    from usarsim.paths import share_dir
+    from usarsim.sim.body import generate_urdf
+    from usarsim.sim.catalogue import available_robots, load_robot
+
+    out_dir = Path(args.output) if args.output else share_dir() / "urdf"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in args.robots or available_robots():
+        spec = load_robot(name)
+        path = out_dir / f"{spec.class_name}.urdf"
+        path.write_text(generate_urdf(spec), encoding="utf-8")
+        print(path)
+    return 0
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+    """usarsim map: occupancy maps for Nav2's map_server."""
+    from usarsim.paths import share_dir
+    from usarsim.sim.mapgen import write_map
+    from usarsim.sim.world import available_worlds, load_world
+
+    out_dir = Path(args.output) if args.output else share_dir() / "worlds"
+    for name in args.worlds or available_worlds():
+        for path in write_map(load_world(name), out_dir, resolution=args.resolution):
+            print(path)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and docs)."""
+    from usarsim.sim.simulator import PACINGS
+
+    parser = argparse.ArgumentParser(prog="usarsim", description="USARSim on PyBullet: simulator, protocol server, tools")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a headless scenario and write readings as JSON lines")
+    run.add_argument("--world", default="empty")
+    run.add_argument("--robot", default="P2AT")
+    run.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--pacing", choices=PACINGS, default="fast")
+    run.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
+    run.add_argument("--drive", type=_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
+                     help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")
+    run.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
+    run.add_argument("--camera", action="store_true", help="also render camera images (slow)")
+    run.add_argument("--output", "-o", default=None, help="JSONL file (default: stdout)")
+    run.set_defaults(func=cmd_run)
+
+    sub.add_parser("worlds", help="list the shipped worlds").set_defaults(func=cmd_worlds)
+    sub.add_parser("robots", help="list the robot catalogue").set_defaults(func=cmd_robots)
+
+    urdf = sub.add_parser("urdf", help="regenerate URDF models from config/robots/*.yaml")
+    urdf.add_argument("robots", nargs="*")
+    urdf.add_argument("--output", default=None)
+    urdf.set_defaults(func=cmd_urdf)
+
+    mapper = sub.add_parser("map", help="write Nav2 occupancy maps (pgm + yaml) of worlds")
+    mapper.add_argument("worlds", nargs="*")
+    mapper.add_argument("--resolution", type=_positive, default=0.05)
+    mapper.add_argument("--output", default=None)
+    mapper.set_defaults(func=cmd_map)
+
+    for register in _optional_subcommands():
+        register(sub)
+    return parser
+
+
+def _optional_subcommands() -> list:
+    """Subcommands of front doors (serve, record) that register themselves if importable."""
+    found = []
+    for module, attr in (("usarsim.protocol.cli", "add_subcommand"), ("usarsim.record", "add_subcommand")):
+        try:
+            mod = __import__(module, fromlist=[attr])
+        except ImportError:  # that front door is not installed
+            continue
+        if hasattr(mod, attr):
+            found.append(getattr(mod, attr))
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``usarsim`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except (ConfigError, CommandError, FileNotFoundError) as exc:
+        print(f"usarsim: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Camera: RGB images rendered by PyBullet (TinyRenderer, or EGL when enabled).
+
+Rendering is the most expensive thing the simulator does, so a camera only
+renders while ``active`` (a front door asked for images) or when configured
+with ``always_on``. FOV is horizontal and adjustable within [min, max].
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pybullet as p
+
+from usarsim.sim.readings import CameraImage
+from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
+from usarsim.sim.sensors.registry import register
+
+
+@dataclass
+class CameraParams(CommonParams):
+    """USARBot.RobotCamera keys (radians) plus image size and range."""
+
+    scan_interval: float = 0.2
+    width: int = 320
+    height: int = 240
+    fov: float = 0.7854  # CameraDefFov
+    min_fov: float = 0.3491
+    max_fov: float = 2.0944
+    near: float = 0.02
+    far: float = 50.0
+    always_on: bool = False
+
+
+def vertical_fov(horizontal: float, width: int, height: int) -> float:
+    """Vertical FOV matching a horizontal FOV for a pinhole camera."""
+    return 2.0 * math.atan(math.tan(horizontal / 2.0) * height / width)
+
+
+@register("Camera")
+class Camera(Sensor):
+    """Renders from the mount pose looking along +x, with +z up (FLU mount)."""
+
+    Params = CameraParams
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        prm: CameraParams = self.params  # type: ignore[assignment]
+        if prm.width <= 0 or prm.height <= 0:
+            raise ValueError("width and height must be positive")
+        self.fov = prm.fov
+        self.active = prm.always_on
+
+    def due(self, now: float) -> bool:
+        return self.active and super().due(now)
+
+    def set_fov(self, fov: float) -> float:
+        """Set the horizontal FOV; 0 restores the default; clamped to [min, max]."""
+        prm: CameraParams = self.params  # type: ignore[assignment]
+        self.fov = prm.fov if fov == 0 else max(prm.min_fov, min(prm.max_fov, fov))
+        return self.fov
+
+    def render(self) -> bytes:
+        """One RGB8 frame as packed bytes, rows top to bottom."""
+        prm: CameraParams = self.params  # type: ignore[assignment]
+        eye, rot = self.robot.mount_pose(self.spec.mount)
+        target = eye + rot[:, 0]
+        view = p.computeViewMatrix(eye.tolist(), target.tolist(), rot[:, 2].tolist())
+        projection = p.computeProjectionMatrixFOV(math.degrees(vertical_fov(self.fov, prm.width, prm.height)),
+                                                  prm.width / prm.height, prm.near, prm.far)
+        renderer = p.ER_BULLET_HARDWARE_OPENGL if self.env.render_options.get("egl") else p.ER_TINY_RENDERER
+        _, _, rgba, _, _ = p.getCameraImage(prm.width, prm.height, view, projection, renderer=renderer,
+                                            flags=p.ER_NO_SEGMENTATION_MASK, physicsClientId=self.env.client)
+        pixels = np.asarray(rgba, dtype=np.uint8).reshape(prm.height, prm.width, 4)
+        return pixels[:, :, :3].tobytes()
+
+    def read(self, now: float) -> CameraImage:
+        prm: CameraParams = self.params  # type: ignore[assignment]
+        return CameraImage(**self.header(now), width=prm.width, height=prm.height, rgb=self.render(),
+                           horizontal_fov=self.fov)
+
+    def command(self, opcode: str, params: tuple[Any, ...]) -> CommandResult:
+        """FOV <rad> sets the field of view (reply carries the FOV in force)."""
+        if opcode.upper() == "FOV":
+            try:
+                fov = float(params[0])
+            except (IndexError, TypeError, ValueError):
+                return CommandResult(False, message="FOV needs a number")
+            if not math.isfinite(fov):
+                return CommandResult(False, message="FOV must be finite")
+            return CommandResult(True, (("FOV", self.set_fov(fov)),))
+        return super().command(opcode, params)
