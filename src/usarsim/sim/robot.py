@@ -15,6 +15,7 @@ from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, Sen
 from usarsim.sim.drives import Drive, drive_for
 from usarsim.sim.environment import SensorEnvironment
 from usarsim.sim.readings import JointStateReading, MissionPackageState, Reading, RobotState
+from usarsim.sim.effecters import create as create_effecter
 from usarsim.sim.sensors import CommandResult, Sensor, create
 
 BASE_LINK = "base_link"
@@ -106,6 +107,7 @@ class Robot:
         self.light_on = False
         self.battery_used = 0.0
         self.next_state_time = 0.0
+        self.effecters = {e.name: create_effecter(e, self) for e in spec.effecters}
         self.sensors: list[Sensor] = [create(s, self, env, noise.sensor_rng(env.seed, name, s.name))
                                       for s in spec.sensors if s.type != "GroundTruth" or spec.ground_truth]
 
@@ -239,7 +241,7 @@ class Robot:
         for s in self.sensors:
             if s.name == cmd.device or (not cmd.device and s.type_name == cmd.opcode):
                 return s.command(cmd.opcode, cmd.params)
-        effecter = getattr(self, "effecters", {}).get(cmd.device)
+        effecter = self.effecters.get(cmd.device)
         if effecter is not None:
             return effecter.command(cmd.opcode, cmd.params)
         return CommandResult(False, message=f"robot '{self.name}' has no device '{cmd.device}'")

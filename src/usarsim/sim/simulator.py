@@ -32,6 +32,22 @@ PACINGS: tuple[str, ...] = ("realtime", "fast", "lockstep")
 Listener = Callable[[float, Sequence[Reading]], None]
 
 
+def _load_egl(client: int) -> bool:
+    """Load PyBullet's EGL renderer plugin (GPU camera rendering); False when unavailable."""
+    try:
+        import pkgutil
+
+        loader = pkgutil.get_loader("eglRenderer")
+        if loader is None:
+            return False
+        plugin = p.loadPlugin(loader.get_filename(), "_eglRendererPlugin", physicsClientId=client)
+    except Exception:  # noqa: BLE001 - no EGL: fall back to TinyRenderer
+        return False
+    if plugin < 0:
+        log.warning("EGL renderer unavailable; cameras use TinyRenderer")
+    return plugin >= 0
+
+
 class Simulator:
     """Owns the PyBullet client, the world, the robots and the sim clock."""
 
@@ -48,11 +64,14 @@ class Simulator:
         self.client = p.connect(p.DIRECT)
         p.setGravity(0, 0, self.spec.gravity, physicsClientId=self.client)
         p.setTimeStep(self.dt, physicsClientId=self.client)
+        render = dict(render or {})
+        if render.get("egl"):
+            render["egl"] = _load_egl(self.client)
         self.world: BuiltWorld = build_world(self.client, self.spec)
         self.env = SensorEnvironment(client=self.client, world=self.world, gravity=self.spec.gravity,
                                      physics_dt=self.dt, seed=self.seed,
                                      robot_body_ids=lambda: {r.body_id for r in self.robots.values()},
-                                     render_options=dict(render or {}))
+                                     render_options=render)
         self.robots: dict[str, Robot] = {}
         self.ticks = 0
         self._lock = threading.RLock()

@@ -1,0 +1,109 @@
+"""Pure logic: noise models, output curves, frame conversions, twist kinematics."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from usarsim import frames
+from usarsim.sim import noise
+from usarsim.sim.catalogue import DriveSpec
+from usarsim.sim.drives import bicycle_steer, twist_to_wheel_speeds, wheel_speeds_to_twist
+
+finite = st.floats(min_value=-100, max_value=100, allow_nan=False)
+
+
+def test_relative_uniform_stays_within_bounds():
+    rng = np.random.default_rng(0)
+    values = np.full(10000, 4.0)
+    out = noise.relative_uniform(values, 0.05, rng)
+    assert out.min() >= 4.0 * 0.95 and out.max() <= 4.0 * 1.05
+    assert abs(out.mean() - 4.0) < 0.01
+
+
+def test_zero_noise_is_identity():
+    rng = np.random.default_rng(0)
+    assert noise.relative_uniform(2.5, 0.0, rng) == 2.5
+    assert noise.gaussian(2.5, 0.0, 0.0, rng) == 2.5
+
+
+def test_output_curve_interpolates_and_zeroes_outside_domain():
+    curve = noise.OutputCurve(((0.0, 0.0), (5.0, 10.0)))
+    assert curve(2.5) == pytest.approx(5.0)
+    assert curve(5.0) == pytest.approx(10.0)
+    assert curve(6.0) == 0.0
+    assert curve(-1.0) == 0.0
+    with pytest.raises(ValueError):
+        noise.OutputCurve(((0.0, 0.0),))
+
+
+def test_gps_sigma_matches_manual_bounds():
+    assert noise.gps_sigma(4, 10.0, 1.5) == pytest.approx(10.0 / 3)
+    assert noise.gps_sigma(12, 10.0, 1.5) == pytest.approx(1.5 / 3)
+    assert noise.gps_sigma(8, 10.0, 1.5) == pytest.approx((10.0 + 1.5) / 6)
+
+
+def test_sensor_streams_are_independent_and_reproducible():
+    a1 = noise.sensor_rng(7, "r1", "Scanner").random(5)
+    a2 = noise.sensor_rng(7, "r1", "Scanner").random(5)
+    b = noise.sensor_rng(7, "r1", "Sonar").random(5)
+    assert np.array_equal(a1, a2)
+    assert not np.array_equal(a1, b)
+
+
+def test_quantize_truncates_toward_zero():
+    assert noise.quantize(0.0349, 0.01745) == 2
+    assert noise.quantize(-0.0349, 0.01745) == -2
+
+
+@given(finite, finite, finite)
+def test_flip_is_an_involution(x, y, z):
+    assert frames.flip_vector(frames.flip_vector((x, y, z))) == (x, y, z)
+    assert frames.flip_euler(frames.flip_euler((x, y, z))) == (x, y, z)
+
+
+@given(st.floats(-3.1, 3.1), st.floats(-1.5, 1.5), st.floats(-3.1, 3.1))
+def test_flipped_quaternion_is_flipped_euler(r, p, y):
+    q = frames.quaternion_from_euler((r, p, y))
+    back = frames.euler_from_quaternion(frames.flip_quaternion(q))
+    expected = frames.flip_euler((r, p, y))
+    m1 = frames.rotation_matrix(frames.quaternion_from_euler(back))
+    m2 = frames.rotation_matrix(frames.quaternion_from_euler(expected))
+    assert np.allclose(m1, m2, atol=1e-9)
+
+
+@given(st.floats(-50, 50))
+def test_wrap_ranges(angle):
+    w = frames.wrap_pi(angle)
+    assert -math.pi < w <= math.pi
+    assert math.isclose(math.cos(w), math.cos(angle), abs_tol=1e-9)
+    w2 = frames.wrap_2pi(angle)
+    assert 0.0 <= w2 < 2 * math.pi
+
+
+def test_unreal_units():
+    assert frames.metres_from_uu(250) == 1.0
+    assert frames.radians_from_uu(32768) == pytest.approx(math.pi)
+
+
+SPEC = DriveSpec(type="skid", wheel_radius=0.1, wheel_separation=0.4, max_wheel_speed=5.0)
+
+
+def test_twist_round_trip_and_turn_direction():
+    left, right = twist_to_wheel_speeds(0.2, 0.5, SPEC)
+    assert right > left  # turning left (+z) spins the right side faster
+    v, w = wheel_speeds_to_twist(left, right, SPEC)
+    assert v == pytest.approx(0.2) and w == pytest.approx(0.5)
+
+
+def test_twist_is_scaled_to_the_wheel_limit_keeping_the_ratio():
+    left, right = twist_to_wheel_speeds(2.0, 1.0, SPEC)
+    assert max(abs(left), abs(right)) == pytest.approx(5.0)
+    v, w = wheel_speeds_to_twist(left, right, SPEC)
+    assert w / v == pytest.approx(0.5)
+
+
+def test_bicycle_steer_sign_and_clamp():
+    assert bicycle_steer(1.0, 0.2, 2.0, 0.5) > 0
+    assert bicycle_steer(1.0, 5.0, 2.0, 0.5) == pytest.approx(0.5)
+    assert bicycle_steer(0.0, 1.0, 2.0, 0.5) == 0.0
