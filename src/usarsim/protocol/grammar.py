@@ -410,6 +410,8 @@ def format_value(v: Value) -> str:
     if isinstance(v, numbers.Real):
         return fmt_float(float(v))
     if isinstance(v, str):
+        if v.startswith(",") or v.endswith(","):
+            raise ProtocolError(f"value {_clip(v)!r} must not start or end with a comma")
         return _check_word(v, "value")
     if isinstance(v, (tuple, list)):
         if not v:
@@ -1332,7 +1334,7 @@ def format_res_rfid_read(time: float | Fixed | str, name: str, ok: bool,
 
 def _sanitise(text: str, fallback: str) -> str:
     # Every run of blanks, braces or unprintable characters becomes one '_'.
-    cleaned = re.sub(r"[^\x21-\x7a\x7c\x7e]+", "_", str(text)).strip("_")
+    cleaned = re.sub(r"[^\x21-\x7a\x7c\x7e]+", "_", str(text)).strip("_,")
     return cleaned or fallback
 
 
