@@ -1,0 +1,70 @@
+"""ament_python package `usarsim` (src layout); also an ordinary pip-installable package."""
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+PACKAGE = "usarsim"
+ROOT = Path(__file__).resolve().parent
+SHARED_DIRS = ("launch", "config", "urdf", "worlds")
+
+
+def share_files() -> list[tuple[str, list[str]]]:
+    """data_files entries installing launch/, config/, urdf/ and worlds/ into share/usarsim."""
+    entries = [
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+    ]
+    for top in SHARED_DIRS:
+        by_dir: dict[str, list[str]] = {}
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                rel = path.relative_to(ROOT)
+                by_dir.setdefault(str(rel.parent), []).append(str(rel))
+        entries += [(f"share/{PACKAGE}/{d}", files) for d, files in sorted(by_dir.items())]
+    return entries
+
+
+ROS_RUNTIME = [
+    "ros-rclpy[fastrtps]",
+    "ros-std-msgs",
+    "ros-geometry-msgs",
+    "ros-sensor-msgs",
+    "ros-nav-msgs",
+    "ros-rosgraph-msgs",
+    "ros-trajectory-msgs",
+    "rosbags",
+]
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    description="USARSim, the Urban Search And Rescue robot simulator, on PyBullet with ROS 2",
+    long_description=(ROOT / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="BSD-3-Clause",
+    python_requires=">=3.10",
+    package_dir={"": "src"},
+    packages=find_packages("src"),
+    data_files=share_files(),
+    install_requires=[
+        "pybullet>=3.2.5",
+        "numpy",
+        "pyyaml",
+        "pymap3d",
+        "transforms3d",
+        "pillow",
+        "tqdm",
+        "setuptools",
+    ],
+    extras_require={
+        "ros": ROS_RUNTIME,
+        "test": ["pytest", "hypothesis"],
+    },
+    zip_safe=True,
+    entry_points={
+        "console_scripts": [
+            "usarsim = usarsim.cli:main",
+            "usarsim_node = usarsim.ros.node:main",
+        ],
+    },
+)

@@ -1,0 +1,262 @@
+"""Worlds: the schema of ``worlds/*.yaml``, its loader, and the built PyBullet world.
+
+A world file describes static geometry (boxes, ramps, stairs, step fields,
+meshes), movable obstacles, named start poses, victims, RFID tags, a GPS
+reference point and light hints. Everything is in the core frame (REP-103,
+x north, y west, z up, metres, radians); the protocol layer converts to
+USARSim's frame at its edge. The format is documented in docs/worlds.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pybullet as p
+
+from usarsim.config_loading import ConfigError, load_dataclass
+from usarsim.paths import share_dir
+from usarsim.sim.commands import CommandError
+from usarsim.sim.victims import Victim, VictimSpec, build_victim
+from usarsim.sim.world_geometry import ObstacleSpec, StaticItem, build_obstacle, build_static
+
+Vec3 = tuple[float, float, float]
+
+# Pre-placed tags get ids above this; tags released by robots get ids 0..1000 (USARSim convention).
+RELEASED_TAG_MAX_ID = 1000
+
+
+@dataclass(frozen=True)
+class GpsOrigin:
+    """Geodetic coordinates of the world origin (decimal degrees, metres)."""
+
+    lat: float
+    lon: float
+    alt: float = 0.0
+
+
+@dataclass(frozen=True)
+class StartPose:
+    """A named spawn pose (USARSim PlayerStart tag); z is the floor height under the robot."""
+
+    tag: str
+    xyz: Vec3
+    rpy: Vec3 = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class FloorSpec:
+    """The ground slab; its top surface is at z = 0."""
+
+    size: tuple[float, float] = (60.0, 60.0)
+    center: tuple[float, float] = (0.0, 0.0)
+    friction: float = 1.0
+    color: tuple[float, float, float, float] = (0.55, 0.55, 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class RfidTagSpec:
+    """A pre-placed RFID tag; id -1 gets a unique id above 1000."""
+
+    xyz: Vec3
+    id: int = -1
+    single_shot: bool = False
+    memory: str = "0"
+
+
+@dataclass(frozen=True)
+class LightSpec:
+    """A light hint for the camera renderer (position and relative intensity)."""
+
+    xyz: Vec3
+    intensity: float = 1.0
+
+
+@dataclass(frozen=True)
+class CommSpec:
+    """Wireless path-loss parameters (sensors.md §12 defaults)."""
+
+    p_d0: float = -49.67
+    d0: float = 2.0
+    n: float = 1.09
+    max_walls: int = 5
+    waf: float = 6.625
+    cutoff: float = -93.0
+
+
+@dataclass(frozen=True)
+class WorldSpec:
+    """One world file."""
+
+    name: str
+    description: str
+    gps_origin: GpsOrigin
+    start_poses: list[StartPose]
+    outdoor: bool = False
+    gravity: float = -9.81
+    floor: FloorSpec = field(default_factory=FloorSpec)
+    static: list[StaticItem] = field(default_factory=list)
+    obstacles: list[ObstacleSpec] = field(default_factory=list)
+    victims: list[VictimSpec] = field(default_factory=list)
+    rfid_tags: list[RfidTagSpec] = field(default_factory=list)
+    lights: list[LightSpec] = field(default_factory=list)
+    comm: CommSpec = field(default_factory=CommSpec)
+    source: str = ""  # file the spec was loaded from (set by the loader)
+
+
+def worlds_dir() -> Path:
+    """Directory of the shipped world files."""
+    return share_dir() / "worlds"
+
+
+def available_worlds() -> list[str]:
+    """Names of every world that ships, sorted."""
+    return sorted(p.stem for p in worlds_dir().glob("*.yaml") if not p.stem.endswith("_map"))
+
+
+def load_world_file(path: Path) -> WorldSpec:
+    """Load and validate one world file."""
+    spec = load_dataclass(WorldSpec, Path(path))
+    _validate(spec, str(path))
+    return _with_source(spec, str(path))
+
+
+def load_world(name: str) -> WorldSpec:
+    """Load a shipped world by name, or a world file by path."""
+    candidate = Path(name)
+    if candidate.suffix in (".yaml", ".yml") and candidate.exists():
+        return load_world_file(candidate)
+    path = worlds_dir() / f"{name}.yaml"
+    if not path.exists() or name.endswith("_map"):
+        raise ConfigError(f"unknown world '{name}' (known: {', '.join(available_worlds())})")
+    return load_world_file(path)
+
+
+def _with_source(spec: WorldSpec, source: str) -> WorldSpec:
+    from dataclasses import replace
+
+    return replace(spec, source=source)
+
+
+def _validate(spec: WorldSpec, source: str) -> None:
+    if not spec.start_poses:
+        raise ConfigError(f"{source}: a world needs at least one start pose")
+    tags = [s.tag for s in spec.start_poses]
+    dupes = sorted({t for t in tags if tags.count(t) > 1})
+    if dupes:
+        raise ConfigError(f"{source}: duplicate start pose tags: {', '.join(dupes)}")
+    ids = [t.id for t in spec.rfid_tags if t.id != -1]
+    if len(ids) != len(set(ids)):
+        raise ConfigError(f"{source}: duplicate RFID tag ids")
+    for tag in spec.rfid_tags:
+        if tag.id != -1 and tag.id <= RELEASED_TAG_MAX_ID:
+            raise ConfigError(f"{source}: RFID tag id {tag.id}: pre-placed tags use ids above "
+                              f"{RELEASED_TAG_MAX_ID} (or -1 for automatic)")
+    victim_ids = [v.id for v in spec.victims]
+    if len(victim_ids) != len(set(victim_ids)):
+        raise ConfigError(f"{source}: duplicate victim ids")
+    for item in spec.static:
+        item.validate(source)
+    for victim in spec.victims:
+        victim.validate(source)
+
+
+@dataclass
+class RfidTag:
+    """A tag in the running world; memory is writable by RFID readers."""
+
+    id: int
+    position: Vec3
+    memory: str = "0"
+    single_shot: bool = False
+
+
+class BuiltWorld:
+    """The world instantiated in a PyBullet client: bodies, surfaces, victims, tags."""
+
+    def __init__(self, client: int, spec: WorldSpec) -> None:
+        self.client = client
+        self.spec = spec
+        self._surfaces: dict[int, str] = {}
+        self.floor_id = self._build_floor(spec.floor)
+        self.static_ids: list[int] = []
+        for item in spec.static:
+            body = build_static(client, item, _world_dir(spec))
+            self.static_ids.append(body)
+            self._surfaces[body] = item.surface
+        self.obstacle_ids = [build_obstacle(client, o) for o in spec.obstacles]
+        self.victims: list[Victim] = [build_victim(client, v) for v in spec.victims]
+        self._victim_by_body = {v.body_id: v for v in self.victims}
+        self.rfid_tags: dict[int, RfidTag] = {}
+        next_id = RELEASED_TAG_MAX_ID + 1
+        taken = {t.id for t in spec.rfid_tags}
+        for tag in spec.rfid_tags:
+            tag_id = tag.id
+            if tag_id == -1:
+                while next_id in taken:
+                    next_id += 1
+                tag_id, next_id = next_id, next_id + 1
+                taken.add(tag_id)
+            self.rfid_tags[tag_id] = RfidTag(tag_id, tuple(tag.xyz), tag.memory, tag.single_shot)
+        # IR passes through glass (sensors.md): rays of IR sensors ignore these bodies
+        self.ray_ignore_ids = frozenset(b for b, s in self._surfaces.items() if s == "transparent")
+
+    def _build_floor(self, floor: FloorSpec) -> int:
+        half = (floor.size[0] / 2, floor.size[1] / 2, 0.05)
+        col = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=self.client)
+        vis = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=floor.color,
+                                  physicsClientId=self.client)
+        body = p.createMultiBody(0, col, vis, (floor.center[0], floor.center[1], -0.05),
+                                 physicsClientId=self.client)
+        p.changeDynamics(body, -1, lateralFriction=floor.friction, physicsClientId=self.client)
+        self._surfaces[body] = "default"
+        return body
+
+    # --- queries ---------------------------------------------------------------------------
+    def surface_of(self, body_id: int) -> str:
+        """Surface tag of a static body ('default' for anything else)."""
+        return self._surfaces.get(body_id, "default")
+
+    def victim_part_at(self, body_id: int, link_index: int) -> tuple[Victim, str] | None:
+        """The victim and body-part name a ray hit on (body, link) belongs to, if any."""
+        victim = self._victim_by_body.get(body_id)
+        if victim is None:
+            return None
+        part = victim.part_of_link(link_index)
+        return (victim, part) if part else None
+
+    def start_pose(self, tag: str) -> StartPose:
+        """The start pose named ``tag`` (case-insensitive)."""
+        for pose in self.spec.start_poses:
+            if pose.tag.lower() == tag.lower():
+                return pose
+        known = ", ".join(s.tag for s in self.spec.start_poses)
+        raise CommandError(f"world '{self.spec.name}' has no start pose '{tag}' (known: {known})")
+
+    # --- changes ---------------------------------------------------------------------------
+    def add_rfid_tag(self, position: Vec3) -> RfidTag:
+        """Place a new tag (dropped by a robot) with the lowest free id in 0..1000."""
+        for tag_id in range(RELEASED_TAG_MAX_ID + 1):
+            if tag_id not in self.rfid_tags:
+                tag = RfidTag(tag_id, tuple(float(c) for c in position))
+                self.rfid_tags[tag_id] = tag
+                return tag
+        raise CommandError("no free RFID tag id left (0..1000 all released)")
+
+    def update(self, time: float) -> None:
+        """Advance world animation (victims) to sim time ``time``."""
+        for victim in self.victims:
+            victim.update(time)
+
+
+def _world_dir(spec: WorldSpec) -> Path:
+    return Path(spec.source).parent if spec.source else worlds_dir()
+
+
+def build_world(client: int, spec: WorldSpec) -> BuiltWorld:
+    """Instantiate ``spec`` in PyBullet client ``client``."""
+    return BuiltWorld(client, spec)
+
+
+__all__ = ["BuiltWorld", "CommSpec", "FloorSpec", "GpsOrigin", "LightSpec", "ObstacleSpec", "RfidTag",
+           "RfidTagSpec", "StartPose", "StaticItem", "Victim", "VictimSpec", "WorldSpec", "available_worlds",
+           "build_world", "load_world", "load_world_file", "worlds_dir"]

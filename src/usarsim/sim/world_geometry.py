@@ -1,0 +1,202 @@
+"""Static arena parts (boxes, ramps, stairs, step fields, meshes) and movable obstacles.
+
+Multi-part items (stairs, step fields) become one compound PyBullet body each, so a
+world of a few hundred parts stays a few dozen bodies for the broadphase and the
+ray tests. Sizes follow worlds-and-robots.md c.1 where the arenas leave them open
+(ramp 15 deg, stair rise 0.18 m and run 0.28 m, step-field posts 0.1 m).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pybullet as p
+
+from usarsim import frames
+from usarsim.config_loading import ConfigError
+
+Vec3 = tuple[float, float, float]
+Rgba = tuple[float, float, float, float]
+Surface = Literal["default", "transparent", "mirror", "mesh_fence"]
+
+GREY: Rgba = (0.75, 0.72, 0.65, 1.0)
+
+
+@dataclass(frozen=True)
+class StaticItem:
+    """An immovable part of the arena.
+
+    ``xyz`` is the centre of a box or cylinder, and the centre of the footprint at the
+    base for ramps, stairs and step fields (which rise toward their local +x).
+    ``size`` is (length x, width y, height z); a cylinder's diameter is size x.
+    """
+
+    kind: Literal["box", "cylinder", "ramp", "stairs", "step_field", "mesh"]
+    xyz: Vec3
+    size: Vec3 = (1.0, 1.0, 1.0)
+    rpy: Vec3 = (0.0, 0.0, 0.0)
+    name: str = ""
+    surface: Surface = "default"
+    friction: float = 1.0
+    color: Rgba = GREY
+    steps: int = 0  # stairs: number of steps (0: height / 0.18 m rounded)
+    cell: float = 0.1  # step field: post width
+    min_height: float = 0.0  # step field: lowest post
+    seed: int = 0  # step field: post heights
+    mesh: str = ""  # mesh: OBJ file relative to the world file
+    scale: Vec3 = (1.0, 1.0, 1.0)
+
+    def validate(self, source: str) -> None:
+        """Reject sizes that cannot be built (zero, negative) with a message naming the item."""
+        label = f"static item '{self.name or self.kind}'"
+        if self.kind != "mesh" and min(self.size) <= 0:
+            raise ConfigError(f"{source}: {label}: size must be positive, got {self.size}")
+        if self.kind == "mesh" and not self.mesh:
+            raise ConfigError(f"{source}: {label}: a mesh item needs 'mesh: file.obj'")
+        if self.kind == "step_field" and not 0 < self.cell <= min(self.size[:2]):
+            raise ConfigError(f"{source}: {label}: cell must be in (0, min(size x, size y)]")
+        if self.kind == "stairs" and self.steps < 0:
+            raise ConfigError(f"{source}: {label}: steps must be >= 0")
+
+    @property
+    def step_count(self) -> int:
+        """Number of stairs steps."""
+        return self.steps or max(1, round(self.size[2] / 0.18))
+
+
+@dataclass(frozen=True)
+class ObstacleSpec:
+    """A movable physics object (brick, pipe, rubble); graspable ones can be picked up."""
+
+    kind: Literal["box", "cylinder", "sphere"]
+    xyz: Vec3
+    size: Vec3 = (0.2, 0.1, 0.06)
+    rpy: Vec3 = (0.0, 0.0, 0.0)
+    mass: float = 1.0
+    friction: float = 0.8
+    color: Rgba = (0.6, 0.3, 0.2, 1.0)
+    graspable: bool = False
+    name: str = ""
+
+
+def _boxes(client: int, halves: list[Vec3], centres: list[Vec3]) -> tuple[int, int]:
+    """Collision and visual compound shapes of axis-aligned boxes."""
+    col = p.createCollisionShapeArray([p.GEOM_BOX] * len(halves), halfExtents=halves,
+                                      collisionFramePositions=centres, physicsClientId=client)
+    vis = p.createVisualShapeArray([p.GEOM_BOX] * len(halves), halfExtents=halves,
+                                   visualFramePositions=centres, physicsClientId=client)
+    return col, vis
+
+
+def _stairs_boxes(item: StaticItem) -> tuple[list[Vec3], list[Vec3]]:
+    length, width, height = item.size
+    n = item.step_count
+    run, rise = length / n, height / n
+    halves, centres = [], []
+    for i in range(n):
+        top = rise * (i + 1)
+        halves.append((run / 2, width / 2, top / 2))
+        centres.append((-length / 2 + run * (i + 0.5), 0.0, top / 2))
+    return halves, centres
+
+
+def step_field_heights(item: StaticItem) -> np.ndarray:
+    """Post heights (rows along x, columns along y), reproducible from the item's seed."""
+    nx = max(1, int(round(item.size[0] / item.cell)))
+    ny = max(1, int(round(item.size[1] / item.cell)))
+    rng = np.random.default_rng(item.seed)
+    return rng.uniform(item.min_height, item.size[2], size=(nx, ny))
+
+
+def _step_field_boxes(item: StaticItem) -> tuple[list[Vec3], list[Vec3]]:
+    heights = step_field_heights(item)
+    nx, ny = heights.shape
+    cx, cy = item.size[0] / nx, item.size[1] / ny
+    halves, centres = [], []
+    for i in range(nx):
+        for j in range(ny):
+            h = max(float(heights[i, j]), 0.005)
+            halves.append((cx / 2, cy / 2, h / 2))
+            centres.append((-item.size[0] / 2 + cx * (i + 0.5), -item.size[1] / 2 + cy * (j + 0.5), h / 2))
+    return halves, centres
+
+
+def _ramp_shapes(client: int, item: StaticItem) -> tuple[int, int]:
+    length, width, height = item.size
+    hx, hy = length / 2, width / 2
+    vertices = [(-hx, -hy, 0.0), (hx, -hy, 0.0), (hx, hy, 0.0), (-hx, hy, 0.0),
+                (hx, -hy, height), (hx, hy, height)]
+    # triangles with outward normals: bottom, high end, slope, two sides
+    indices = [0, 2, 1, 0, 3, 2,
+               1, 2, 5, 1, 5, 4,
+               0, 4, 5, 0, 5, 3,
+               0, 1, 4,
+               3, 5, 2]
+    col = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, physicsClientId=client)
+    vis = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, physicsClientId=client)
+    return col, vis
+
+
+def _mesh_shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, int]:
+    path = (world_dir / item.mesh).resolve()
+    if not path.exists():
+        raise ConfigError(f"static item '{item.name or 'mesh'}': mesh file {path} not found")
+    col = p.createCollisionShape(p.GEOM_MESH, fileName=str(path), meshScale=item.scale,
+                                 flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
+    vis = p.createVisualShape(p.GEOM_MESH, fileName=str(path), meshScale=item.scale, physicsClientId=client)
+    return col, vis
+
+
+def _shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, int]:
+    """Collision and visual shape of ``item`` around its body origin."""
+    if item.kind == "box":
+        half = tuple(s / 2 for s in item.size)
+        return (p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client),
+                p.createVisualShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client))
+    if item.kind == "cylinder":
+        radius, height = item.size[0] / 2, item.size[2]
+        return (p.createCollisionShape(p.GEOM_CYLINDER, radius=radius, height=height, physicsClientId=client),
+                p.createVisualShape(p.GEOM_CYLINDER, radius=radius, length=height, physicsClientId=client))
+    if item.kind == "ramp":
+        return _ramp_shapes(client, item)
+    if item.kind == "stairs":
+        return _boxes(client, *_stairs_boxes(item))
+    if item.kind == "step_field":
+        return _boxes(client, *_step_field_boxes(item))
+    return _mesh_shapes(client, item, world_dir)
+
+
+def build_static(client: int, item: StaticItem, world_dir: Path) -> int:
+    """Create the immovable body of ``item``; returns its body id."""
+    col, vis = _shapes(client, item, world_dir)
+    body = p.createMultiBody(0, col, vis, item.xyz, frames.quaternion_from_euler(item.rpy),
+                             physicsClientId=client)
+    p.changeDynamics(body, -1, lateralFriction=item.friction, physicsClientId=client)
+    color = item.color
+    if item.surface == "transparent":  # glass: see-through for the camera too
+        color = (color[0], color[1], color[2], min(color[3], 0.35))
+    p.changeVisualShape(body, -1, rgbaColor=color, physicsClientId=client)
+    return body
+
+
+def build_obstacle(client: int, spec: ObstacleSpec) -> int:
+    """Create a movable obstacle; returns its body id."""
+    if spec.kind == "box":
+        half = tuple(s / 2 for s in spec.size)
+        col = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client)
+        vis = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=spec.color, physicsClientId=client)
+    elif spec.kind == "cylinder":
+        col = p.createCollisionShape(p.GEOM_CYLINDER, radius=spec.size[0] / 2, height=spec.size[2],
+                                     physicsClientId=client)
+        vis = p.createVisualShape(p.GEOM_CYLINDER, radius=spec.size[0] / 2, length=spec.size[2],
+                                  rgbaColor=spec.color, physicsClientId=client)
+    else:
+        col = p.createCollisionShape(p.GEOM_SPHERE, radius=spec.size[0] / 2, physicsClientId=client)
+        vis = p.createVisualShape(p.GEOM_SPHERE, radius=spec.size[0] / 2, rgbaColor=spec.color,
+                                  physicsClientId=client)
+    body = p.createMultiBody(spec.mass, col, vis, spec.xyz, frames.quaternion_from_euler(spec.rpy),
+                             physicsClientId=client)
+    p.changeDynamics(body, -1, lateralFriction=spec.friction, physicsClientId=client)
+    return body
