@@ -67,7 +67,7 @@ def run_raw(world: str, ticks: int) -> float:
     p.setGravity(0, 0, -9.81, physicsClientId=client)
     p.setTimeStep(1.0 / PHYSICS_RATE, physicsClientId=client)
     world_spec = load_world(world)
-    build_world(client, world_spec)
+    world = build_world(client, world_spec)
     start_pose = world_spec.start_poses[0]
     base = (start_pose.xyz[0], start_pose.xyz[1], spawn_height(spec, start_pose.xyz[2]))
     body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(start_pose.rpy),
@@ -88,6 +88,7 @@ def run_raw(world: str, ticks: int) -> float:
     start = time.perf_counter()
     for tick in range(1, ticks + 1):
         p.stepSimulation(physicsClientId=client)
+        world.update(tick / PHYSICS_RATE)  # animated victims, as the simulator does every tick
         if tick % period["INS"] == 0 or tick % period["RangeScanner"] == 0:
             pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=client)
             p.getBaseVelocity(body, physicsClientId=client)

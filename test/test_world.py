@@ -137,6 +137,7 @@ def test_victim_parts_and_ray_lookup(tmp_path, client):
     assert built.victim_part_at(hit[0], hit[1]) == (victim, "Head")
     assert [name for name, _ in fake.parts()] == ["Head", "Leg"]
     assert built.victim_part_at(built.floor_id, -1) is None
+    assert len(victim.body_ids) == 11
     # animation: still at t=0, moving at a quarter period; amplitude = span x tip length
     victim.update(0.0)
     assert victim.motion()[0] == pytest.approx(0.0, abs=1e-9)

@@ -196,13 +196,20 @@ class RfidTagSeen:
     memory: str
     position: Vec3
     signal_dbm: float
+    single_shot: bool = False
 
 
 @dataclass(frozen=True)
 class RfidReading(Reading):
-    """Tags currently readable by the reader."""
+    """Tags currently readable by the reader.
+
+    ``memory_read``: the reader reads memory on every detection (bAlwaysReadRFIDmem),
+    so the SEN line carries ``Mem``; ``report_location``: add the older ``Location``.
+    """
 
     tags: tuple[RfidTagSeen, ...]
+    memory_read: bool = False
+    report_location: bool = False
     kind: ClassVar[str] = "RFID"
 
 
@@ -251,4 +258,6 @@ class PointCloudReading(Reading):
     horizontal_resolution: float
     vertical_resolution: float
     range_max: float
+    rows: int = 0  # vertical steps; points[r * columns + c]
+    columns: int = 0  # horizontal steps
     kind: ClassVar[str] = "RangeScanner3D"

@@ -298,9 +298,15 @@ class Robot:
     def sample_sensors(self, now: float) -> list[Reading]:
         """Readings of every sensor due at ``now``."""
         out: list[Reading] = []
+        batches: dict[type, list[Sensor]] = {}
         for s in self.sensors:
             if s.due(now):
-                out.extend(s.sample(now))
+                if s.batchable:
+                    batches.setdefault(type(s), []).append(s)
+                else:
+                    out.extend(s.sample(now))
+        for cls, group in batches.items():
+            out.extend(cls.sample_batch(group, now))
         return out
 
     def on_spawned(self, now: float) -> None:

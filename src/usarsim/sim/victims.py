@@ -1,10 +1,14 @@
-"""Victims: articulated humanoids whose links carry body-part names, with simple animation.
+"""Victims: humanoids made of body parts (one static body per part), with simple animation.
 
 The victim sensor reports which parts its rays hit (Head, Arm, Hand, Chest, Pelvis,
 Leg, Foot); false-alarm objects are loose parts with the same names. Animated
 segments swing between an initial and a final angle at a mean angular rate
 (worlds-and-robots.md c.4); their tip speed and amplitude feed the human-motion
 sensor, and ``sound_db`` the sound sensor.
+
+Parts are massless (static) bodies posed by forward kinematics: an articulated
+multibody per victim would cost the physics solver more than a robot does, and
+victims only need to be seen and touched, not simulated.
 """
 from __future__ import annotations
 
@@ -12,7 +16,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal, Optional
 
-import numpy as np
 import pybullet as p
 
 from usarsim import frames
@@ -65,107 +68,113 @@ class VictimSpec:
 
 
 @dataclass(frozen=True)
-class _Link:
+class _Part:
     name: str
     part: str
-    parent: int  # index into the link list, -1 = base (Chest)
-    joint: str  # "" = fixed
-    origin: Vec3  # joint position in the parent's link frame (standing pose)
-    offset: Vec3  # shape centre in the link frame
+    parent: int  # index into HUMANOID of the parent part; -1 for the chest (root)
+    joint: str  # revolute joint about the parent's y axis at ``origin``; "" = rigid
+    origin: Vec3  # joint position in the parent's joint frame (standing pose)
+    offset: Vec3  # shape centre in this part's joint frame
     half: Vec3  # box half extents; a sphere when half[1] == 0 (radius half[0])
     color: tuple[float, float, float, float] = CLOTHES
 
 
-CHEST_HALF: Vec3 = (0.1, 0.17, 0.22)
-# The standing humanoid; the chest is the base at the origin, z up, facing +x.
+# The standing humanoid, chest at the origin, z up, facing +x; parents before children.
 HUMANOID = (
-    _Link("pelvis", "Pelvis", -1, "", (0, 0, -0.22), (0, 0, -0.09), (0.09, 0.16, 0.09)),
-    _Link("head", "Head", -1, "neck", (0, 0, 0.22), (0, 0, 0.13), (0.11, 0.0, 0.0), SKIN),
-    _Link("arm_left", "Arm", -1, "shoulder_left", (0, 0.23, 0.18), (0, 0, -0.22), (0.05, 0.05, 0.22)),
-    _Link("hand_left", "Hand", 2, "", (0, 0, -0.44), (0, 0, -0.06), (0.03, 0.05, 0.06), SKIN),
-    _Link("arm_right", "Arm", -1, "shoulder_right", (0, -0.23, 0.18), (0, 0, -0.22), (0.05, 0.05, 0.22)),
-    _Link("hand_right", "Hand", 4, "", (0, 0, -0.44), (0, 0, -0.06), (0.03, 0.05, 0.06), SKIN),
-    _Link("leg_left", "Leg", 0, "hip_left", (0, 0.09, -0.18), (0, 0, -0.4), (0.07, 0.07, 0.4)),
-    _Link("foot_left", "Foot", 6, "", (0, 0, -0.8), (0.05, 0, -0.04), (0.11, 0.05, 0.04), SKIN),
-    _Link("leg_right", "Leg", 0, "hip_right", (0, -0.09, -0.18), (0, 0, -0.4), (0.07, 0.07, 0.4)),
-    _Link("foot_right", "Foot", 8, "", (0, 0, -0.8), (0.05, 0, -0.04), (0.11, 0.05, 0.04), SKIN),
+    _Part("chest", "Chest", -1, "", (0, 0, 0), (0, 0, 0), (0.1, 0.17, 0.22)),
+    _Part("pelvis", "Pelvis", 0, "", (0, 0, -0.22), (0, 0, -0.09), (0.09, 0.16, 0.09)),
+    _Part("head", "Head", 0, "neck", (0, 0, 0.22), (0, 0, 0.13), (0.11, 0.0, 0.0), SKIN),
+    _Part("arm_left", "Arm", 0, "shoulder_left", (0, 0.23, 0.18), (0, 0, -0.22), (0.05, 0.05, 0.22)),
+    _Part("hand_left", "Hand", 3, "", (0, 0, -0.44), (0, 0, -0.06), (0.03, 0.05, 0.06), SKIN),
+    _Part("arm_right", "Arm", 0, "shoulder_right", (0, -0.23, 0.18), (0, 0, -0.22), (0.05, 0.05, 0.22)),
+    _Part("hand_right", "Hand", 5, "", (0, 0, -0.44), (0, 0, -0.06), (0.03, 0.05, 0.06), SKIN),
+    _Part("leg_left", "Leg", 1, "hip_left", (0, 0.09, -0.18), (0, 0, -0.4), (0.07, 0.07, 0.4)),
+    _Part("foot_left", "Foot", 7, "", (0, 0, -0.8), (0.05, 0, -0.04), (0.11, 0.05, 0.04), SKIN),
+    _Part("leg_right", "Leg", 1, "hip_right", (0, -0.09, -0.18), (0, 0, -0.4), (0.07, 0.07, 0.4)),
+    _Part("foot_right", "Foot", 9, "", (0, 0, -0.8), (0.05, 0, -0.04), (0.11, 0.05, 0.04), SKIN),
 )
 # Distance from each animated joint to the tip of what it moves (for the motion speed).
 TIP_LENGTH = {"neck": 0.24, "shoulder_left": 0.56, "shoulder_right": 0.56, "hip_left": 0.88, "hip_right": 0.88}
-# posture: (base height above the floor, base pitch, joint angles)
+# posture: (chest height above the floor, body pitch, joint angles)
 POSTURES: dict[str, tuple[float, float, dict[str, float]]] = {
     "standing": (1.28, 0.0, {}),
-    "lying": (0.12, -math.pi / 2, {}),  # on the back, head toward -x before yaw
-    "trapped": (0.12, math.pi / 2, {}),  # face down
+    "lying": (0.11, -math.pi / 2, {}),  # on the back, head toward -x before yaw
+    "trapped": (0.11, math.pi / 2, {}),  # face down
     "sitting": (0.47, 0.0, {"hip_left": -math.pi / 2, "hip_right": -math.pi / 2}),
 }
-LINK_MASS = 2.0
-HOLD_FORCE = 300.0
 
 
-def _shape(client: int, link_half: Vec3, offset: Vec3, color) -> tuple[int, int]:
-    if link_half[1] == 0.0:
-        col = p.createCollisionShape(p.GEOM_SPHERE, radius=link_half[0], collisionFramePosition=offset,
-                                     physicsClientId=client)
-        vis = p.createVisualShape(p.GEOM_SPHERE, radius=link_half[0], visualFramePosition=offset,
-                                  rgbaColor=color, physicsClientId=client)
-        return col, vis
-    col = p.createCollisionShape(p.GEOM_BOX, halfExtents=link_half, collisionFramePosition=offset,
-                                 physicsClientId=client)
-    vis = p.createVisualShape(p.GEOM_BOX, halfExtents=link_half, visualFramePosition=offset,
-                              rgbaColor=color, physicsClientId=client)
-    return col, vis
+IDENTITY = (0.0, 0.0, 0.0, 1.0)
+POSE_PERIOD = 0.05  # s; animated parts are re-posed at 20 Hz, plenty for a waving arm
+Pose = tuple[Vec3, tuple[float, float, float, float]]
+
+
+def _q_y(angle: float) -> tuple[float, float, float, float]:
+    return (0.0, math.sin(angle / 2), 0.0, math.cos(angle / 2))
+
+
+def _shape(client: int, half: Vec3, color) -> tuple[int, int]:
+    if half[1] == 0.0:
+        return (p.createCollisionShape(p.GEOM_SPHERE, radius=half[0], physicsClientId=client),
+                p.createVisualShape(p.GEOM_SPHERE, radius=half[0], rgbaColor=color, physicsClientId=client))
+    return (p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client),
+            p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=color, physicsClientId=client))
 
 
 class Victim:
-    """A victim or false alarm built in PyBullet."""
+    """A victim or false alarm: static part bodies posed from a root pose and joint angles."""
 
-    def __init__(self, client: int, spec: VictimSpec, body_id: int, links: list[_Link],
-                 base_part: str, base_offset: Vec3) -> None:
+    def __init__(self, client: int, spec: VictimSpec, parts: list[_Part], root: Pose,
+                 rest: dict[str, float]) -> None:
         self.client = client
         self.spec = spec
         self.id = spec.id
         self.false_alarm = spec.false_alarm
         self.sound_db = spec.sound_db
-        self.body_id = body_id
-        self._links = links
-        self._base_part = base_part
-        self._base_offset = base_offset
-        self._joint_index = {link.joint: i for i, link in enumerate(links) if link.joint}
-        posture = POSTURES[spec.posture] if not spec.false_alarm else (0.0, 0.0, {})
-        self._rest = {joint: posture[2].get(joint, 0.0) for joint in self._joint_index}
+        self._parts = parts
+        self._root = root
+        self._rest = rest
         self._time = 0.0
-        self.position: Vec3 = tuple(p.getBasePositionAndOrientation(body_id, physicsClientId=client)[0])
-        self._hold(self._rest)
+        self._posed_at = -math.inf
+        self._poses = self._forward(rest)
+        self.body_ids: list[int] = []
+        for part, (pos, orn) in zip(parts, self._poses):
+            col, vis = _shape(client, part.half, part.color)
+            self.body_ids.append(p.createMultiBody(0.0, col, vis, pos, orn, physicsClientId=client))
+        self.body_id = self.body_ids[0]
+        self._part_by_body = {b: part.part for b, part in zip(self.body_ids, parts)}
+        self.position: Vec3 = tuple(float(c) for c in self._poses[0][0])
 
-    def part_of_link(self, link_index: int) -> str | None:
-        """Body-part name of link ``link_index`` (-1 = base)."""
-        if link_index == -1:
-            return self._base_part
-        if 0 <= link_index < len(self._links):
-            return self._links[link_index].part
-        return None
+    def _forward(self, angles: dict[str, float]) -> list[Pose]:
+        """World pose of every part's shape for the given joint angles."""
+        joints: list[Pose] = []
+        shapes: list[Pose] = []
+        for part in self._parts:
+            parent = self._root if part.parent < 0 else joints[part.parent]
+            turn = _q_y(angles.get(part.joint, 0.0)) if part.joint else IDENTITY
+            joint = p.multiplyTransforms(parent[0], parent[1], part.origin, turn)
+            joints.append(joint)
+            shapes.append(p.multiplyTransforms(joint[0], joint[1], part.offset, IDENTITY))
+        return shapes
+
+    def part_of_body(self, body_id: int) -> str | None:
+        """Body-part name of one of this victim's bodies."""
+        return self._part_by_body.get(body_id)
 
     def parts(self) -> list[tuple[str, Vec3]]:
         """Each part's current world position (centre of its shape)."""
-        pos, orn = p.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)
-        out = [(self._base_part, _transform(pos, orn, self._base_offset))]
-        if self._links:
-            states = p.getLinkStates(self.body_id, list(range(len(self._links))), physicsClientId=self.client)
-            for link, state in zip(self._links, states):
-                out.append((link.part, _transform(state[4], state[5], link.offset)))
-        return out
+        return [(part.part, tuple(float(c) for c in pos)) for part, (pos, _) in zip(self._parts, self._poses)]
 
     def _angles(self, t: float) -> tuple[dict[str, float], float, float]:
-        """Joint targets at time t, plus the fastest tip speed and the largest amplitude now."""
+        """Joint angles at time t, plus the fastest tip speed and the largest amplitude now."""
         angles = dict(self._rest)
         speed = amplitude = 0.0
         for seg in self.spec.segments:
             span = seg.final - seg.init
-            if span == 0.0 or seg.rate <= 0.0 or seg.joint not in angles:
+            if span == 0.0 or seg.rate <= 0.0:
                 continue
             omega = math.pi * seg.rate * self.spec.anim_timer / abs(span)
-            angles[seg.joint] = self._rest[seg.joint] + seg.init + span * 0.5 * (1 - math.cos(omega * t))
+            angles[seg.joint] = self._rest.get(seg.joint, 0.0) + seg.init + span * 0.5 * (1 - math.cos(omega * t))
             length = TIP_LENGTH[seg.joint]
             speed = max(speed, abs(span * 0.5 * omega * math.sin(omega * t)) * length)
             amplitude = max(amplitude, abs(span) * length)
@@ -177,78 +186,33 @@ class Victim:
         return speed, amplitude
 
     def update(self, t: float) -> None:
-        """Drive the animated joints to their pose at sim time ``t``."""
+        """Pose the animated parts for sim time ``t``."""
         self._time = t
-        if self.spec.segments:
-            self._hold(self._angles(t)[0])
-
-    def _hold(self, angles: dict[str, float]) -> None:
-        if not angles:
+        if not self.spec.segments or t - self._posed_at < POSE_PERIOD:
             return
-        joints = [self._joint_index[j] for j in angles]
-        p.setJointMotorControlArray(self.body_id, joints, p.POSITION_CONTROL, targetPositions=list(angles.values()),
-                                    forces=[HOLD_FORCE] * len(joints), physicsClientId=self.client)
-
-
-def _transform(pos, orn, offset: Vec3) -> Vec3:
-    rot = np.array(p.getMatrixFromQuaternion(orn)).reshape(3, 3)
-    return tuple(float(v) for v in np.asarray(pos) + rot @ np.asarray(offset))
-
-
-def _in_pybullet_order(client: int, body: int, links: list[_Link]) -> list[_Link]:
-    """``links`` re-indexed as PyBullet stores them (it sorts links depth-first by parent;
-    createMultiBody names the joint of our i-th link 'joint<i+1>')."""
-    names = [p.getJointInfo(body, i, physicsClientId=client)[1].decode() for i in range(len(links))]
-    return [links[int(name.removeprefix("joint")) - 1] for name in names]
+        self._posed_at = t
+        self._poses = self._forward(self._angles(t)[0])
+        for body, (pos, orn) in zip(self.body_ids, self._poses):
+            p.resetBasePositionAndOrientation(body, pos, orn, physicsClientId=self.client)
 
 
 def _humanoid(client: int, spec: VictimSpec) -> Victim:
     height, pitch, angles = POSTURES[spec.posture]
-    base_col, base_vis = _shape(client, CHEST_HALF, (0, 0, 0), CLOTHES)
-    shapes = [_shape(client, link.half, link.offset, link.color) for link in HUMANOID]
-    body = p.createMultiBody(
-        0.0, base_col, base_vis, (spec.xyz[0], spec.xyz[1], spec.xyz[2] + height),
-        frames.quaternion_from_euler((0.0, pitch, spec.yaw)),
-        linkMasses=[LINK_MASS] * len(HUMANOID),
-        linkCollisionShapeIndices=[s[0] for s in shapes],
-        linkVisualShapeIndices=[s[1] for s in shapes],
-        linkPositions=[link.origin for link in HUMANOID],
-        linkOrientations=[(0, 0, 0, 1)] * len(HUMANOID),
-        linkInertialFramePositions=[(0, 0, 0)] * len(HUMANOID),
-        linkInertialFrameOrientations=[(0, 0, 0, 1)] * len(HUMANOID),
-        linkParentIndices=[link.parent + 1 for link in HUMANOID],  # PyBullet counts the base as 0 here
-        linkJointTypes=[p.JOINT_REVOLUTE if link.joint else p.JOINT_FIXED for link in HUMANOID],
-        linkJointAxis=[(0, 1, 0)] * len(HUMANOID),
-        physicsClientId=client)
-    links = _in_pybullet_order(client, body, list(HUMANOID))
-    for i, link in enumerate(links):
-        if link.joint:
-            p.resetJointState(body, i, angles.get(link.joint, 0.0), physicsClientId=client)
-    return Victim(client, spec, body, links, "Chest", (0.0, 0.0, 0.0))
+    root = ((spec.xyz[0], spec.xyz[1], spec.xyz[2] + height), frames.quaternion_from_euler((0.0, pitch, spec.yaw)))
+    return Victim(client, spec, list(HUMANOID), root, dict(angles))
 
 
 def _loose_parts(client: int, spec: VictimSpec) -> Victim:
-    """A false alarm: the named parts lying side by side on the floor, as one static body."""
-    by_part = {link.part: link for link in HUMANOID}
-    names = spec.parts or ["Arm"]
-    halves = [CHEST_HALF if n == "Chest" else by_part[n].half for n in names]
-    # lie each part down along x: swap its long z extent into x
-    flat = [(h[0], 0.0, 0.0) if h[1] == 0.0 else (h[2], h[1], h[0]) for h in halves]
-    heights = [h[0] if h[1] == 0.0 else h[2] for h in flat]
-    base_col, base_vis = _shape(client, flat[0], (0, 0, 0), SKIN)
-    rest = [_shape(client, h, (0, 0, 0), SKIN) for h in flat[1:]]
-    links = [_Link(f"part_{i}", n, -1, "", (0, 0.3 * i, heights[i] - heights[0]), (0, 0, 0), flat[i])
-             for i, n in enumerate(names) if i > 0]
-    body = p.createMultiBody(
-        0.0, base_col, base_vis, (spec.xyz[0], spec.xyz[1], spec.xyz[2] + heights[0]),
-        frames.quaternion_from_euler((0.0, 0.0, spec.yaw)),
-        linkMasses=[0.0] * len(links), linkCollisionShapeIndices=[s[0] for s in rest],
-        linkVisualShapeIndices=[s[1] for s in rest], linkPositions=[link.origin for link in links],
-        linkOrientations=[(0, 0, 0, 1)] * len(links), linkInertialFramePositions=[(0, 0, 0)] * len(links),
-        linkInertialFrameOrientations=[(0, 0, 0, 1)] * len(links), linkParentIndices=[0] * len(links),
-        linkJointTypes=[p.JOINT_FIXED] * len(links), linkJointAxis=[(0, 0, 1)] * len(links),
-        physicsClientId=client)
-    return Victim(client, spec, body, _in_pybullet_order(client, body, links), names[0], (0.0, 0.0, 0.0))
+    """A false alarm: the named parts lying side by side on the floor, 0.3 m apart."""
+    by_part = {part.part: part for part in HUMANOID}
+    parts = []
+    for i, name in enumerate(spec.parts or ["Arm"]):
+        half = by_part[name].half
+        flat = half if half[1] == 0.0 else (half[2], half[1], half[0])  # long axis along x
+        parts.append(_Part(f"part_{i}", name, -1, "", (0.0, 0.3 * i, flat[0] if half[1] == 0.0 else flat[2]),
+                           (0, 0, 0), flat, SKIN))
+    root = (tuple(spec.xyz), frames.quaternion_from_euler((0.0, 0.0, spec.yaw)))
+    return Victim(client, spec, parts, root, {})
 
 
 def build_victim(client: int, spec: VictimSpec) -> Victim:

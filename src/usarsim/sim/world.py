@@ -185,7 +185,7 @@ class BuiltWorld:
             self._surfaces[body] = item.surface
         self.obstacle_ids = [build_obstacle(client, o) for o in spec.obstacles]
         self.victims: list[Victim] = [build_victim(client, v) for v in spec.victims]
-        self._victim_by_body = {v.body_id: v for v in self.victims}
+        self._victim_by_body = {b: v for v in self.victims for b in v.body_ids}
         self.rfid_tags: dict[int, RfidTag] = {}
         next_id = RELEASED_TAG_MAX_ID + 1
         taken = {t.id for t in spec.rfid_tags}
@@ -217,11 +217,12 @@ class BuiltWorld:
         return self._surfaces.get(body_id, "default")
 
     def victim_part_at(self, body_id: int, link_index: int) -> tuple[Victim, str] | None:
-        """The victim and body-part name a ray hit on (body, link) belongs to, if any."""
+        """The victim and body-part name a ray hit on (body, link) belongs to, if any
+        (every victim part is its own body, so the link index is always -1)."""
         victim = self._victim_by_body.get(body_id)
         if victim is None:
             return None
-        part = victim.part_of_link(link_index)
+        part = victim.part_of_body(body_id)
         return (victim, part) if part else None
 
     def start_pose(self, tag: str) -> StartPose:

@@ -198,5 +198,7 @@ def build_obstacle(client: int, spec: ObstacleSpec) -> int:
                                   physicsClientId=client)
     body = p.createMultiBody(spec.mass, col, vis, spec.xyz, frames.quaternion_from_euler(spec.rpy),
                              physicsClientId=client)
-    p.changeDynamics(body, -1, lateralFriction=spec.friction, physicsClientId=client)
+    # resting debris sleeps until something touches it, so it costs nothing per tick
+    p.changeDynamics(body, -1, lateralFriction=spec.friction, activationState=p.ACTIVATION_STATE_ENABLE_SLEEPING,
+                     physicsClientId=client)
     return body

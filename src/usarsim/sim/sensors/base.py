@@ -50,6 +50,8 @@ class Sensor:
 
     Params: ClassVar[type[CommonParams]] = CommonParams
     type_names: ClassVar[tuple[str, ...]] = ()
+    # True when several due instances on one robot are cheaper sampled together (sample_batch)
+    batchable: ClassVar[bool] = False
 
     def __init__(self, spec: "SensorSpec", params: CommonParams, robot: "Robot",
                  env: "SensorEnvironment", rng: np.random.Generator) -> None:
@@ -71,14 +73,23 @@ class Sensor:
             return self._scan_requested
         return now + 1e-9 >= self.next_time
 
-    def sample(self, now: float) -> Sequence[Reading]:
-        """Produce the readings due at ``now`` and schedule the next one."""
+    def mark_sampled(self, now: float) -> None:
+        """Schedule the next reading after one taken at ``now``."""
         self._scan_requested = False
         if not self.params.manual:
             # keep a fixed cadence; skip missed slots instead of bursting
             self.next_time += self.interval
             if self.next_time <= now:
                 self.next_time = now + self.interval
+
+    @classmethod
+    def sample_batch(cls, sensors: Sequence["Sensor"], now: float) -> list[Reading]:
+        """Readings of several due sensors of this class at once (for ``batchable`` classes)."""
+        return [r for s in sensors for r in s.sample(now)]
+
+    def sample(self, now: float) -> Sequence[Reading]:
+        """Produce the readings due at ``now`` and schedule the next one."""
+        self.mark_sampled(now)
         reading = self.read(now)
         if reading is None:
             return ()

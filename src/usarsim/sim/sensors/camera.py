@@ -15,6 +15,7 @@ import pybullet as p
 
 from usarsim.sim.readings import CameraImage
 from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
+from usarsim.sim.sensors.ptz import pan_tilt_command
 from usarsim.sim.sensors.registry import register
 
 
@@ -81,7 +82,7 @@ class Camera(Sensor):
                            horizontal_fov=self.fov)
 
     def command(self, opcode: str, params: tuple[Any, ...]) -> CommandResult:
-        """FOV <rad> sets the field of view (reply carries the FOV in force)."""
+        """FOV <rad> sets the field of view (reply carries the FOV in force); PanTilt moves the mount (see ptz)."""
         if opcode.upper() == "FOV":
             try:
                 fov = float(params[0])
@@ -90,4 +91,6 @@ class Camera(Sensor):
             if not math.isfinite(fov):
                 return CommandResult(False, message="FOV must be finite")
             return CommandResult(True, (("FOV", self.set_fov(fov)),))
+        if opcode.upper() == "PANTILT":
+            return pan_tilt_command(self.robot, self.spec.mount.parent, params)
         return super().command(opcode, params)

@@ -31,6 +31,11 @@ class InsParams(CommonParams):
     accel_sigma: float = 0.02  # m/s^2 on the reported acceleration
 
 
+def _wrap(angles: np.ndarray) -> np.ndarray:
+    """Wrap each angle to [-pi, pi)."""
+    return (angles + math.pi) % (2.0 * math.pi) - math.pi
+
+
 def _rpy_matrix(rpy: np.ndarray) -> np.ndarray:
     return frames.rotation_matrix(frames.quaternion_from_euler(rpy))
 
@@ -67,27 +72,27 @@ class Ins(Sensor):
     def read(self, now: float) -> InsReading:
         prm: InsParams = self.params  # type: ignore[assignment]
         pos, rpy, rot = self._true()
-        d_rot = np.array([frames.wrap_pi(a) for a in rpy - self._prev_rpy])
-        self.est_rpy = self.est_rpy + d_rot + d_rot * self.rng.normal(self._bias_rot, prm.sigma, 3)
-        self.est_rpy = np.array([frames.wrap_pi(a) for a in self.est_rpy])
+        # one draw per reading: rotation noise, position noise, gyro, accel (3 each)
+        z = self.rng.standard_normal(12)
+        d_rot = _wrap(rpy - self._prev_rpy)
+        self.est_rpy = _wrap(self.est_rpy + d_rot + d_rot * (self._bias_rot + prm.sigma * z[0:3]))
         d_pos = pos - self._prev_pos
-        length = float(np.linalg.norm(d_pos))
-        self.distance += length
-        body_step = self._prev_rot.T @ d_pos
-        noisy = body_step * (1.0 + self.rng.normal(self._bias_pos, prm.sigma, 3))
+        self.distance += math.sqrt(float(d_pos @ d_pos))
+        noisy = (self._prev_rot.T @ d_pos) * (1.0 + self._bias_pos + prm.sigma * z[3:6])
         self.est_pos = self.est_pos + _rpy_matrix(self.est_rpy) @ noisy
         dt = max(now - self._last_time, 1e-9)
         base = self.robot.base
-        gyro = rot.T @ base.angular_velocity + self.rng.normal(0.0, prm.gyro_sigma, 3)
-        accel_world = (base.linear_velocity - self._prev_vel) / dt - np.array([0.0, 0.0, self.env.gravity])
-        accel = rot.T @ accel_world + self.rng.normal(0.0, prm.accel_sigma, 3)
+        gyro = rot.T @ base.angular_velocity + prm.gyro_sigma * z[6:9]
+        accel_world = (base.linear_velocity - self._prev_vel) / dt
+        accel_world[2] -= self.env.gravity
+        accel = rot.T @ accel_world + prm.accel_sigma * z[9:12]
         self._prev_pos, self._prev_rpy, self._prev_rot = pos, rpy, rot
         self._prev_vel = base.linear_velocity.copy()
         self._last_time = now
         pos_sigma = prm.sigma * self.distance + 1e-3
-        return InsReading(**self.header(now), position=tuple(float(v) for v in self.est_pos),
-                          rpy=tuple(float(v) for v in self.est_rpy), angular_velocity=tuple(float(v) for v in gyro),
-                          linear_acceleration=tuple(float(v) for v in accel),
+        return InsReading(**self.header(now), position=tuple(self.est_pos.tolist()),
+                          rpy=tuple(self.est_rpy.tolist()), angular_velocity=tuple(gyro.tolist()),
+                          linear_acceleration=tuple(accel.tolist()),
                           position_variance=pos_sigma ** 2, orientation_variance=max(prm.sigma * 0.01, 1e-6),
                           angular_velocity_variance=prm.gyro_sigma ** 2, linear_acceleration_variance=prm.accel_sigma ** 2)
 

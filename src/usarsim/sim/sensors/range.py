@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import pybullet as p
 
 from usarsim.sim import noise
-from usarsim.sim.readings import RangeReading, RangeScan
+from usarsim.sim.readings import RangeReading, RangeScan, Reading
 from usarsim.sim.sensors.base import CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
 
@@ -21,36 +22,39 @@ from usarsim.sim.sensors.registry import register
 RAY_START_OFFSET = 0.01
 
 
-def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range: float,
+def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range: float | np.ndarray,
               ignore: frozenset[int] = frozenset()) -> np.ndarray:
     """Distances (m) from ``origin`` along unit ``directions`` to the first hit, ``inf`` if none.
 
-    Hits on bodies in ``ignore`` (e.g. glass for IR) are skipped by casting again from just past them.
+    ``origin`` and ``max_range`` may be per ray (arrays of N rows) so several sensors share
+    one batch. Hits on bodies in ``ignore`` (e.g. glass for IR) are skipped by casting
+    again from just past them.
     """
-    starts = origin + directions * RAY_START_OFFSET
-    ends = origin + directions * max_range
+    origins = np.broadcast_to(origin, directions.shape)
+    limits = np.broadcast_to(np.asarray(max_range, dtype=float), (len(directions),))
+    starts = origins + directions * RAY_START_OFFSET
+    ends = origins + directions * limits[:, None]
     distances = np.full(len(directions), np.inf)
     pending = np.arange(len(directions))
     travelled = np.full(len(directions), RAY_START_OFFSET)
     for _ in range(4):  # at most a few transparent panes in a row
         results = p.rayTestBatch(starts[pending].tolist(), ends[pending].tolist(), physicsClientId=client)
-        again = []
-        for k, (body, _link, fraction, _pos, _normal) in enumerate(results):
-            i = pending[k]
-            if body < 0:
-                continue
-            span = max_range - travelled[i]
-            hit = travelled[i] + fraction * span
-            if body in ignore:
-                travelled[i] = hit + 0.005
-                starts[i] = origin + directions[i] * travelled[i]
-                if travelled[i] < max_range:
-                    again.append(i)
-                continue
-            distances[i] = hit
-        if not again or not ignore:
+        bodies = np.fromiter((r[0] for r in results), dtype=np.int64, count=len(results))
+        fractions = np.fromiter((r[2] for r in results), dtype=float, count=len(results))
+        hits = travelled[pending] + fractions * (limits[pending] - travelled[pending])
+        solid = bodies >= 0
+        if ignore:
+            through = np.isin(bodies, list(ignore))
+            solid &= ~through
+            passed = pending[through]
+            travelled[passed] = hits[through] + 0.005
+            starts[passed] = origins[passed] + directions[passed] * travelled[passed][:, None]
+        distances[pending[solid]] = hits[solid]
+        if not ignore:
             break
-        pending = np.array(again)
+        pending = passed[travelled[passed] < limits[passed]]
+        if not len(pending):
+            break
     return distances
 
 
@@ -92,7 +96,7 @@ class LaserScanner(Sensor):
         ranges = noise.relative_uniform(ranges, prm.noise, self.rng)
         ranges = noise.gaussian(ranges, prm.mean, prm.sigma, self.rng)
         ranges = self._curve(np.clip(ranges, 0.0, prm.max_range))
-        return RangeScan(**self.header(now), ranges=tuple(float(r) for r in ranges), angle_min=-prm.fov / 2.0,
+        return RangeScan(**self.header(now), ranges=tuple(np.asarray(ranges, dtype=float).tolist()), angle_min=-prm.fov / 2.0,
                          angle_increment=prm.resolution, range_min=prm.min_range, range_max=prm.max_range,
                          scan_time=self.interval, sensor_type=self.type_name)
 
@@ -128,6 +132,7 @@ class Ranger(Sensor):
     """Single-range sensor; the nearest hit inside the cone wins, no hit gives max_range."""
 
     Params = RangerParams
+    batchable = True
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -136,12 +141,41 @@ class Ranger(Sensor):
         self._local = np.array([[1.0, 0.0, 0.0]]) if self._is_ir else cone_directions(prm.beam_angle, prm.vertical_beam_angle)
         self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)
 
+    def _rays(self) -> tuple[np.ndarray, np.ndarray]:
+        origin, rot = self.robot.mount_pose(self.spec.mount)
+        return origin, self._local @ rot.T
+
+    def _ignore(self) -> frozenset[int]:
+        return self.env.world.ray_ignore_ids if self._is_ir else frozenset()
+
     def read(self, now: float) -> RangeReading:
         prm: RangerParams = self.params  # type: ignore[assignment]
-        origin, rot = self.robot.mount_pose(self.spec.mount)
-        ignore = self.env.world.ray_ignore_ids if self._is_ir else frozenset()
-        nearest = float(np.min(cast_rays(self.env.client, origin, self._local @ rot.T, prm.max_range, ignore)))
-        value = min(nearest, prm.max_range)
+        origin, directions = self._rays()
+        return self._reading(now, cast_rays(self.env.client, origin, directions, prm.max_range, self._ignore()))
+
+    @classmethod
+    def sample_batch(cls, sensors: Sequence[Sensor], now: float) -> list[Reading]:
+        """All due sonars/IRs of a robot in one rayTestBatch per ignore set (a P2AT has 16)."""
+        out: list[Reading] = []
+        by_ignore: dict[frozenset[int], list[Ranger]] = {}
+        for sensor in sensors:
+            sensor.mark_sampled(now)
+            by_ignore.setdefault(sensor._ignore(), []).append(sensor)  # type: ignore[attr-defined]
+        for ignore, group in by_ignore.items():
+            rays = [r._rays() for r in group]
+            origins = np.concatenate([np.broadcast_to(o, d.shape) for o, d in rays])
+            limits = np.concatenate([np.full(len(d), r.params.max_range) for r, (_, d) in zip(group, rays)])
+            distances = cast_rays(group[0].env.client, origins, np.concatenate([d for _, d in rays]), limits, ignore)
+            start = 0
+            for ranger, (_, d) in zip(group, rays):
+                out.append(ranger._reading(now, distances[start:start + len(d)]))
+                start += len(d)
+        return out
+
+    def _reading(self, now: float, distances: np.ndarray) -> RangeReading:
+        """The nearest hit of the cone, with noise and output curve."""
+        prm: RangerParams = self.params  # type: ignore[assignment]
+        value = min(float(np.min(distances)), prm.max_range)
         value = noise.relative_uniform(value, prm.noise, self.rng)
         value = float(self._curve(min(max(value, 0.0), prm.max_range)))
         return RangeReading(**self.header(now), range=value, range_min=prm.min_range, range_max=prm.max_range,
