@@ -22,6 +22,7 @@ from usarsim.sim.commands import Command, CommandError
 from usarsim.sim.environment import SensorEnvironment
 from usarsim.sim.readings import GroundTruthReading, Reading
 from usarsim.sim.robot import Robot, pose_tuple, spawn_height
+from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.world import BuiltWorld, WorldSpec, build_world, load_world
 from usarsim import frames
 
@@ -61,7 +62,8 @@ class Simulator:
         self.dt = 1.0 / physics_rate
         self.seed = int(seed)
         self.pacing: Pacing = pacing
-        self.client = p.connect(p.DIRECT)
+        with quiet_stdout():  # the first connection prints a build banner
+            self.client = p.connect(p.DIRECT)
         p.setGravity(0, 0, self.spec.gravity, physicsClientId=self.client)
         p.setTimeStep(self.dt, physicsClientId=self.client)
         render = dict(render or {})
@@ -106,9 +108,10 @@ class Simulator:
             if rpy is not None:
                 orientation = pose_tuple(rpy)
             base = (xyz[0], xyz[1], spawn_height(spec, xyz[2]))
-            body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(orientation),
-                              flags=p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS,
-                              physicsClientId=self.client)
+            with quiet_stdout():  # PyBullet prints a note per merged fixed link
+                body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(orientation),
+                                  flags=p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS,
+                                  physicsClientId=self.client)
             try:
                 robot = Robot(name, spec, self.client, body, self.env)
             except Exception:
