@@ -1,0 +1,51 @@
+"""Ray casting shared by the range sensors: glass handling and batched sonars."""
+import numpy as np
+import pybullet as p
+import pytest
+
+from usarsim.sim.readings import RangeReading
+from usarsim.sim.sensors.range import Ranger, cast_rays
+from usarsim.sim.simulator import Simulator
+from usarsim.sim.world import build_world, load_world
+
+
+@pytest.fixture(scope="module")
+def yellow():
+    client = p.connect(p.DIRECT)
+    yield client, build_world(client, load_world("yellow"))
+    p.disconnect(client)
+
+
+def test_glass_stops_rays_unless_ignored(yellow):
+    client, world = yellow
+    origin = np.array([2.0, 7.0, 0.5])  # 1 m south of the glass panel (face at x 2.975)
+    north_west = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    solid = cast_rays(client, origin, north_west, 20.0)
+    through = cast_rays(client, origin, north_west, 20.0, world.ray_ignore_ids)
+    assert solid[0] == pytest.approx(0.975, abs=1e-3)
+    assert through[0] == pytest.approx(10.0, abs=1e-3)  # the north wall's face at x 12
+    assert solid[1] == through[1] == pytest.approx(2.0, abs=1e-3)  # west wall, no glass in between
+
+
+def test_per_ray_origins_and_limits(yellow):
+    client, _ = yellow
+    origins = np.array([[2.0, 7.0, 0.5], [2.0, 7.0, 0.5]])
+    dirs = np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    out = cast_rays(client, origins, dirs, np.array([1.0, 5.0]))
+    assert np.isinf(out[0]) and out[1] == pytest.approx(2.0, abs=1e-3)
+
+
+def test_batched_sonars_equal_one_by_one():
+    with Simulator("yellow", seed=2) as sim:
+        robot = sim.spawn("P2AT", "R1")
+        sim.run_for(0.3)
+        sonars = [s for s in robot.sensors if isinstance(s, Ranger)]
+        assert len(sonars) == 16
+        rays = [s._rays() for s in sonars]
+        single = [float(np.min(cast_rays(sim.client, o, d, s.params.max_range))) for s, (o, d) in zip(sonars, rays)]
+        batched = Ranger.sample_batch(sonars, sim.time)
+    assert all(isinstance(r, RangeReading) for r in batched)
+    assert [r.sensor for r in batched] == [s.name for s in sonars]
+    for reading, exact, sonar in zip(batched, single, sonars):
+        # 5 % relative noise around the noiseless nearest hit, capped at the range limit
+        assert reading.range == pytest.approx(min(exact, sonar.params.max_range), rel=0.06)
