@@ -57,8 +57,16 @@ class StaticItem:
             raise ConfigError(f"{source}: {label}: a mesh item needs 'mesh: file.obj'")
         if self.kind == "step_field" and not 0 < self.cell <= min(self.size[:2]):
             raise ConfigError(f"{source}: {label}: cell must be in (0, min(size x, size y)]")
+        if self.kind == "step_field" and self.post_count > MAX_MESH_BOXES:
+            raise ConfigError(f"{source}: {label}: {self.post_count} posts, at most {MAX_MESH_BOXES} "
+                              "(use a larger cell or split the field)")
         if self.kind == "stairs" and self.steps < 0:
             raise ConfigError(f"{source}: {label}: steps must be >= 0")
+
+    @property
+    def post_count(self) -> int:
+        """Number of step-field posts."""
+        return max(1, int(round(self.size[0] / self.cell))) * max(1, int(round(self.size[1] / self.cell)))
 
     @property
     def step_count(self) -> int:
@@ -81,8 +89,33 @@ class ObstacleSpec:
     name: str = ""
 
 
+# PyBullet keeps at most 16 children of a shape array (and drops the rest silently), and
+# at most 8192 vertices of a mesh; larger box sets become one static triangle mesh.
+MAX_COMPOUND_BOXES = 16
+MAX_MESH_BOXES = 1024
+# the 10 outward triangles of a box's 8 corners (bottom z-, then top z+), bottom face left out
+_BOX_FACES = (4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7)
+
+
+def _box_mesh(client: int, halves: list[Vec3], centres: list[Vec3]) -> tuple[int, int]:
+    """Collision and visual triangle mesh of many axis-aligned boxes standing on the ground."""
+    vertices: list[Vec3] = []
+    indices: list[int] = []
+    for (hx, hy, hz), (cx, cy, cz) in zip(halves, centres):
+        base = len(vertices)
+        for sz in (-1, 1):
+            vertices += [(cx + sx * hx, cy + sy * hy, cz + sz * hz) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+        indices += [base + i for i in _BOX_FACES]
+    col = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, indices=indices,
+                                 flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
+    vis = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, physicsClientId=client)
+    return col, vis
+
+
 def _boxes(client: int, halves: list[Vec3], centres: list[Vec3]) -> tuple[int, int]:
     """Collision and visual compound shapes of axis-aligned boxes."""
+    if len(halves) > MAX_COMPOUND_BOXES:
+        return _box_mesh(client, halves, centres)
     col = p.createCollisionShapeArray([p.GEOM_BOX] * len(halves), halfExtents=halves,
                                       collisionFramePositions=centres, physicsClientId=client)
     vis = p.createVisualShapeArray([p.GEOM_BOX] * len(halves), halfExtents=halves,
@@ -201,4 +234,6 @@ def build_obstacle(client: int, spec: ObstacleSpec) -> int:
     # resting debris sleeps until something touches it, so it costs nothing per tick
     p.changeDynamics(body, -1, lateralFriction=spec.friction, activationState=p.ACTIVATION_STATE_ENABLE_SLEEPING,
                      physicsClientId=client)
+    if spec.kind != "box":  # resting pipes and balls creep-roll on a flat floor without a little rolling friction
+        p.changeDynamics(body, -1, rollingFriction=0.001, physicsClientId=client)
     return body
