@@ -21,7 +21,7 @@ from usarsim import frames
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.robot import spawn_height
-from usarsim.sim.simulator import Simulator
+from usarsim.sim.simulator import SOLVER_ITERATIONS, Simulator
 from usarsim.sim.world import build_world, load_world
 
 PHYSICS_RATE = 200.0
@@ -66,6 +66,7 @@ def run_raw(world: str, ticks: int) -> float:
     client = p.connect(p.DIRECT)
     p.setGravity(0, 0, -9.81, physicsClientId=client)
     p.setTimeStep(1.0 / PHYSICS_RATE, physicsClientId=client)
+    p.setPhysicsEngineParameter(numSolverIterations=SOLVER_ITERATIONS, physicsClientId=client)
     world_spec = load_world(world)
     world = build_world(client, world_spec)
     start_pose = world_spec.start_poses[0]
