@@ -35,6 +35,17 @@ ROS_RUNTIME = [
     "rosbags",
 ]
 
+# `colcon build` of this package is part of the test suite
+COLCON = [
+    "colcon-core",
+    "colcon-ros",
+    "colcon-python-setup-py",
+    "colcon-recursive-crawl",
+    "colcon-package-selection",
+    "colcon-parallel-executor",
+    "colcon-output",
+]
+
 setup(
     name=PACKAGE,
     version="0.1.0",
@@ -58,7 +69,7 @@ setup(
     ],
     extras_require={
         "ros": ROS_RUNTIME,
-        "test": ["pytest", "hypothesis"],
+        "test": ["pytest", "hypothesis", *COLCON],
     },
     zip_safe=True,
     entry_points={
