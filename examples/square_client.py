@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Drive a P2AT in a square over the USARSim text protocol and print what its laser sees.
+
+Standard library only, so it shows what any controller has to do: connect to
+TCP 3000, spawn with INIT, send DRIVE lines, read SEN/STA lines (``\\r\\n`` ended,
+``TYPE {Name value} ...``). Run the simulator first (``scripts/serve.sh``), then:
+
+    python3 examples/square_client.py --side 2
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import socket
+import time
+
+SEGMENT = re.compile(r"\{([^{}]*)\}")
+
+
+def parse(line: str) -> tuple[str, dict[str, str]]:
+    """Message type and its name/value pairs (a later repeated name wins)."""
+    kind, _, rest = line.partition(" ")
+    pairs: dict[str, str] = {}
+    for segment in SEGMENT.findall(rest):
+        words = segment.split()
+        pairs.update(zip(words[0::2], words[1::2]))
+    return kind, pairs
+
+
+class Robot:
+    """One protocol connection owning one robot."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.sock = socket.create_connection((host, port), timeout=10)
+        self.buffer = b""
+        self.position: tuple[float, float] | None = None  # from the GroundTruth / INS lines
+        self.yaw = 0.0
+
+    def send(self, line: str) -> None:
+        self.sock.sendall(line.encode("ascii") + b"\r\n")
+
+    def lines(self, seconds: float):
+        """Yield every line received during the next ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                return
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            self.buffer += chunk
+            *complete, self.buffer = self.buffer.split(b"\r\n")
+            for raw in complete:
+                yield raw.decode("ascii", "replace")
+
+    def watch(self, seconds: float, verbose: bool) -> None:
+        """Read for a while, tracking the pose and printing a scan summary."""
+        for line in self.lines(seconds):
+            kind, pairs = parse(line)
+            if kind == "ERR":
+                print("server:", line)
+            elif kind == "SEN" and pairs.get("Type") == "INS":
+                x, y, _ = (float(v) for v in pairs["Location"].split(","))
+                self.position = (x, y)
+                self.yaw = float(pairs["Orientation"].split(",")[2])
+            elif kind == "SEN" and pairs.get("Type") == "RangeScanner" and verbose:
+                ranges = [float(r) for r in pairs["Range"].split(",")]
+                middle = len(ranges) // 2
+                print(f"  laser: ahead {ranges[middle]:.2f} m, right {ranges[0]:.2f} m, "
+                      f"left {ranges[-1]:.2f} m, nearest {min(ranges):.2f} m")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=3000)
+    parser.add_argument("--side", type=float, default=2.0, help="side of the square (m)")
+    parser.add_argument("--start", default="Start1", help="start pose tag (GETSTARTPOSES lists them)")
+    parser.add_argument("--speed", type=float, default=3.0, help="wheel speed (rad/s)")
+    args = parser.parse_args()
+
+    robot = Robot(args.host, args.port)
+    robot.send("GETSTARTPOSES")
+    robot.send(f"INIT {{ClassName USARBot.P2AT}} {{Name Square}} {{Start {args.start}}}")
+    robot.watch(1.0, verbose=False)
+    wheel_radius = 0.11  # P2AT, from GETCONF
+    forward = args.side / (args.speed * wheel_radius)
+    turn = (math.pi / 2) * 0.415 / 2 / (args.speed * wheel_radius)  # quarter turn, track 0.415 m
+    for leg in range(4):
+        print(f"leg {leg + 1}: forward {args.side} m (pose {robot.position}, yaw {robot.yaw:.2f})")
+        robot.send(f"DRIVE {{Left {args.speed}}} {{Right {args.speed}}}")
+        robot.watch(forward, verbose=True)
+        # SAE frame: positive yaw is clockwise seen from above, so Left > Right turns right
+        robot.send(f"DRIVE {{Left {args.speed}}} {{Right {-args.speed}}}")
+        robot.watch(turn, verbose=False)
+    robot.send("DRIVE {Left 0} {Right 0}")
+    robot.watch(0.5, verbose=False)
+    print(f"back near the start: pose {robot.position}, yaw {robot.yaw:.2f}")
+    robot.sock.close()
+
+
+if __name__ == "__main__":
+    main()
