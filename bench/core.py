@@ -66,7 +66,7 @@ def run_raw(world: str, ticks: int) -> float:
     client = p.connect(p.DIRECT)
     p.setGravity(0, 0, -9.81, physicsClientId=client)
     p.setTimeStep(1.0 / PHYSICS_RATE, physicsClientId=client)
-    p.setPhysicsEngineParameter(numSolverIterations=SOLVER_ITERATIONS, physicsClientId=client)
+    p.setPhysicsEngineParameter(numSolverIterations=SOLVER_ITERATIONS, enableConeFriction=0, physicsClientId=client)
     world_spec = load_world(world)
     world = build_world(client, world_spec)
     start_pose = world_spec.start_poses[0]

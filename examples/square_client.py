@@ -16,6 +16,7 @@ import socket
 import time
 
 SEGMENT = re.compile(r"\{([^{}]*)\}")
+WHEEL_RADIUS = 0.11  # P2AT (GETGEO {Type Robot} reports it as WheelRadius)
 
 
 def parse(line: str) -> tuple[str, dict[str, str]]:
@@ -34,6 +35,7 @@ class Robot:
     def __init__(self, host: str, port: int) -> None:
         self.sock = socket.create_connection((host, port), timeout=10)
         self.buffer = b""
+        self.pending: list[str] = []  # complete lines not handed out yet
         self.position: tuple[float, float] | None = None  # from the GroundTruth / INS lines
         self.yaw = 0.0
 
@@ -44,6 +46,8 @@ class Robot:
         """Yield every line received during the next ``seconds``."""
         deadline = time.monotonic() + seconds
         while True:
+            while self.pending:  # kept across calls: a caller may stop reading mid-chunk
+                yield self.pending.pop(0)
             left = deadline - time.monotonic()
             if left <= 0:
                 return
@@ -56,11 +60,10 @@ class Robot:
                 raise ConnectionError("server closed the connection")
             self.buffer += chunk
             *complete, self.buffer = self.buffer.split(b"\r\n")
-            for raw in complete:
-                yield raw.decode("ascii", "replace")
+            self.pending.extend(raw.decode("ascii", "replace") for raw in complete)
 
-    def watch(self, seconds: float, verbose: bool) -> None:
-        """Read for a while, tracking the pose and printing a scan summary."""
+    def watch(self, seconds: float, verbose: bool, done=lambda: False) -> bool:
+        """Read for up to ``seconds``, tracking the pose and printing scans; True once ``done()`` holds."""
         for line in self.lines(seconds):
             kind, pairs = parse(line)
             if kind == "ERR":
@@ -69,11 +72,38 @@ class Robot:
                 x, y, _ = (float(v) for v in pairs["Location"].split(","))
                 self.position = (x, y)
                 self.yaw = float(pairs["Orientation"].split(",")[2])
+                if done():
+                    return True
             elif kind == "SEN" and pairs.get("Type") == "RangeScanner" and verbose:
                 ranges = [float(r) for r in pairs["Range"].split(",")]
                 middle = len(ranges) // 2
                 print(f"  laser: ahead {ranges[middle]:.2f} m, right {ranges[0]:.2f} m, "
                       f"left {ranges[-1]:.2f} m, nearest {min(ranges):.2f} m")
+        return done()
+
+    def forward(self, distance: float, speed: float) -> None:
+        """Drive straight until the INS says ``distance`` metres are covered."""
+        start = self.position or (0.0, 0.0)
+        self.send(f"DRIVE {{Left {speed}}} {{Right {speed}}}")
+        covered = lambda: self.position is not None and math.dist(self.position, start) >= distance  # noqa: E731
+        if not self.watch(3.0 * distance / (speed * WHEEL_RADIUS) + 2.0, verbose=True, done=covered):
+            print("  (stopped short: blocked?)")
+        self.send("DRIVE {Left 0} {Right 0}")
+
+    def turn_left(self, angle: float, speed: float) -> None:
+        """Spin counter-clockwise seen from above until the INS yaw has changed by ``angle``.
+
+        SAE frame (z down): positive yaw is clockwise, so a left turn makes the yaw fall
+        and needs Right > Left.
+        """
+        start = self.yaw
+        # Skid-steer wheels slip sideways while spinning, so the turn is closed on the INS yaw
+        # instead of timed from the wheel geometry.
+        self.send(f"DRIVE {{Left {-speed}}} {{Right {speed}}}")
+        turned = lambda: (start - self.yaw) % (2 * math.pi) >= angle - 0.03  # noqa: E731
+        self.watch(15.0, verbose=False, done=turned)
+        self.send("DRIVE {Left 0} {Right 0}")
+        self.watch(0.3, verbose=False)
 
 
 def main() -> None:
@@ -89,16 +119,10 @@ def main() -> None:
     robot.send("GETSTARTPOSES")
     robot.send(f"INIT {{ClassName USARBot.P2AT}} {{Name Square}} {{Start {args.start}}}")
     robot.watch(1.0, verbose=False)
-    wheel_radius = 0.11  # P2AT, from GETCONF
-    forward = args.side / (args.speed * wheel_radius)
-    turn = (math.pi / 2) * 0.415 / 2 / (args.speed * wheel_radius)  # quarter turn, track 0.415 m
     for leg in range(4):
         print(f"leg {leg + 1}: forward {args.side} m (pose {robot.position}, yaw {robot.yaw:.2f})")
-        robot.send(f"DRIVE {{Left {args.speed}}} {{Right {args.speed}}}")
-        robot.watch(forward, verbose=True)
-        # SAE frame: positive yaw is clockwise seen from above, so Left > Right turns right
-        robot.send(f"DRIVE {{Left {args.speed}}} {{Right {-args.speed}}}")
-        robot.watch(turn, verbose=False)
+        robot.forward(args.side, args.speed)
+        robot.turn_left(math.pi / 2, args.speed / 2)  # the open side of the default start
     robot.send("DRIVE {Left 0} {Right 0}")
     robot.watch(0.5, verbose=False)
     print(f"back near the start: pose {robot.position}, yaw {robot.yaw:.2f}")

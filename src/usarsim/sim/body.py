@@ -72,15 +72,24 @@ class BodySpec:
         z = -self.chassis_size[2] / 2.0
         for w in self.wheels:
             z = min(z, w.xyz[2] - w.radius)
+        by_name = {link.name: link for link in self.links}
+
+        def origin_z(link: LinkSpec) -> float:
+            # Chains (legs) sum their parents' offsets at zero joint angles.
+            parent = by_name.get(link.parent)
+            return link.xyz[2] + (origin_z(parent) if parent is not None and parent is not link else 0.0)
+
         for link in self.links:
-            if link.parent == "base_link" and link.shape != "none":
-                z = min(z, link.xyz[2] + link.shape_xyz[2] - _half_height(link))
+            if link.shape != "none":
+                z = min(z, origin_z(link) + link.shape_xyz[2] - _half_height(link))
         return z
 
 
 def _half_height(link: LinkSpec) -> float:
     if link.shape == "box":
         return link.size[2] / 2.0
+    if link.shape == "cylinder" and link.shape_rpy[0] == 0.0 and link.shape_rpy[1] == 0.0:
+        return link.size[1] / 2.0  # upright: URDF cylinders lie along their z axis
     return link.size[0]
 
 

@@ -47,7 +47,7 @@ class SensorSpec:
 class DriveSpec:
     """Mobility model and its limits."""
 
-    type: Literal["skid", "differential", "ackermann", "aerial", "legged", "none"]
+    type: Literal["skid", "differential", "tracked", "ackermann", "aerial", "legged", "none"]
     wheel_radius: float = 0.0
     wheel_separation: float = 0.0  # lateral distance between left and right wheel centres
     wheelbase: float = 0.0  # longitudinal distance front to rear axle
@@ -85,7 +85,7 @@ class JointGroupSpec:
     """A named group of joints: flippers, a mission package (arm, pan-tilt), a gripper."""
 
     name: str
-    kind: Literal["flippers", "mission_package", "gripper", "camera_mount"]
+    kind: Literal["flippers", "mission_package", "gripper", "camera_mount", "legs"]
     links: list[JointLinkSpec]
 
 

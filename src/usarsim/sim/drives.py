@@ -149,7 +149,7 @@ def _load_optional_drives() -> None:
     # Drives for other vehicle families live in their own modules and register themselves.
     import importlib
 
-    for module in ("usarsim.sim.drives_vehicle",):
+    for module in ("usarsim.sim.drives_vehicle", "usarsim.sim.drives_tracked"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -260,6 +260,8 @@ class Robot:
     def update(self, dt: float) -> None:
         """Per-tick actuation and battery drain (linear in time plus drive load)."""
         self.drive.update(dt)
+        for effecter in self.effecters.values():
+            effecter.update(dt)
         if self.battery_left() > 0:
             self.battery_used += dt
         elif self.battery_used < self.spec.battery_life + dt:

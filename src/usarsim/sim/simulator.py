@@ -72,7 +72,10 @@ class Simulator:
             self.client = p.connect(p.DIRECT)
         p.setGravity(0, 0, self.spec.gravity, physicsClientId=self.client)
         p.setTimeStep(self.dt, physicsClientId=self.client)
-        p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), physicsClientId=self.client)
+        # Cone friction makes a skid-steer robot's turn rate depend on its heading against the
+        # world axes (a P2AT turns 4x slower at some headings); the pyramid model does not.
+        p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), enableConeFriction=0,
+                                    physicsClientId=self.client)
         render = dict(render or {})
         if render.get("egl"):
             render["egl"] = _load_egl(self.client)

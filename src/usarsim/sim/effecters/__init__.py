@@ -29,6 +29,9 @@ class Effecter:
         self.name = spec.name
         self.type_name = spec.type
 
+    def update(self, dt: float) -> None:
+        """Per-tick work before the physics step (e.g. a gripper catching an object); default none."""
+
     def command(self, opcode: str, params: tuple[Any, ...]) -> CommandResult:
         """Handle an opcode (override)."""
         return CommandResult(False, message=f"{self.type_name} '{self.name}' has no opcode '{opcode}'")

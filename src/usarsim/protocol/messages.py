@@ -1,0 +1,457 @@
+"""Core readings -> protocol lines (STA, MISSTA, SEN), and robot descriptions -> GEO/CONF.
+
+Pure functions: no sockets, no simulator state beyond the objects passed in.
+This is the protocol's edge, so every frame conversion happens here: core
+values are REP-103 (world x north, y west, z up; bodies FLU), wire values are
+SAE J670 (x forward/north, y right/east, z down), via ``usarsim.frames``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+from usarsim import frames
+from usarsim.protocol import grammar as g
+from usarsim.sim import readings as rd
+
+if TYPE_CHECKING:
+    from usarsim.sim.catalogue import RobotSpec
+    from usarsim.sim.robot import Robot
+    from usarsim.sim.world import StartPose, WorldSpec
+
+__all__ = [
+    "GAME_TYPE", "format_readings", "format_robot_readings", "format_reading", "steering_type",
+    "nfo_game", "nfo_start_poses", "geo_robot", "geo_mispkg", "geo_effecters", "geo_sensors",
+    "conf_robot", "conf_mispkg", "conf_effecters", "conf_sensors", "geo_lines", "conf_lines",
+    "UnknownItem", "to_sae_vector", "to_sae_euler", "wire_name",
+]
+
+GAME_TYPE = "BotDeathMatch"  # what the manual's SimpleUI screenshot shows
+
+# Readings that several sensors of one type share one SEN line for (manual §9.3 examples).
+_GROUPED = (rd.RangeReading, rd.EncoderReading, rd.TouchReading)
+
+
+def to_sae_vector(v: Sequence[float]) -> tuple[float, float, float]:
+    """Core (REP-103) vector -> wire (SAE)."""
+    return frames.flip_vector(v)
+
+
+def wrap_pi_wire(angle: float) -> float:
+    """Wrap to (-pi, pi] so that the 4-decimal text stays inside too (-3.14159 would print -3.1416)."""
+    a = frames.wrap_pi(angle)
+    return math.pi if round(a, g.FLOAT_DIGITS) <= -round(math.pi, g.FLOAT_DIGITS) else a
+
+
+def wrap_2pi_wire(angle: float) -> float:
+    """Wrap to [0, 2pi) so that the 4-decimal text stays inside too (6.28318 would print 6.2832)."""
+    a = frames.wrap_2pi(angle)
+    return 0.0 if round(a, g.FLOAT_DIGITS) >= round(2.0 * math.pi, g.FLOAT_DIGITS) else a
+
+
+def to_sae_euler(rpy: Sequence[float], wrap: Callable[[float], float] = wrap_pi_wire) -> tuple[float, float, float]:
+    """Core roll, pitch, yaw -> wire angles, each wrapped (decision D10: (-pi, pi], INS [0, 2pi))."""
+    r, p, y = frames.flip_euler(rpy)
+    return (wrap(r), wrap(p), wrap(y))
+
+
+def _float_list(values: Sequence[float]) -> str | tuple[float, ...]:
+    """Wire text of a long float list (laser ranges) in one join; the grammar's exact path on edge cases."""
+    text = ",".join([f"{v:.{g.FLOAT_DIGITS}f}" for v in values])
+    if "n" in text or "-0.0000" in text or not text:  # nan/inf, or a negative zero to normalise
+        return tuple(values)
+    return text
+
+
+def _sen_line(sensor_type: str, when: float | None, segments: list[Any]) -> str:
+    # Same layout as grammar.format_sen_range_scanner(_3d), which would split a pre-joined list.
+    head: list[Any] = [("Time", g.Fixed(when, g.TIME_DIGITS))] if when is not None else []
+    return g.format_line("SEN", head + [("Type", sensor_type)] + segments)
+
+
+def _time(now: float, stamped: bool) -> float | None:
+    return now if stamped else None
+
+
+# --------------------------------------------------------------------------- streamed messages
+
+def format_reading(reading: rd.Reading, stamped: bool = False) -> str | None:
+    """The line of one reading (None: no protocol message for it, e.g. images, joint states)."""
+    fmt = _FORMATTERS.get(type(reading))
+    return fmt(reading, stamped) if fmt else None
+
+
+def format_robot_readings(readings: Iterable[rd.Reading], stamped: Callable[[str], bool] = lambda name: False) -> list[str]:
+    """Lines for one robot's readings of one tick: STA, MISSTA, then SEN (Sonar/IR/Encoder/Touch grouped).
+
+    ``stamped(sensor_name)`` says whether that sensor sends the optional Time
+    segment (its ``with_timestamp``, the manual's bWithTimeStamp).
+    """
+    state: list[str] = []
+    missta: list[str] = []
+    # SEN entries in first-seen order: a finished line, or the key of a group still filling up
+    sen: list[str | tuple[type, str]] = []
+    groups: dict[tuple[type, str], list[Any]] = {}
+    for r in readings:
+        if isinstance(r, _GROUPED):
+            key = (type(r), getattr(r, "sensor_type", ""))
+            if key not in groups:
+                groups[key] = []
+                sen.append(key)
+            groups[key].append(r)
+            continue
+        line = format_reading(r, stamped(r.sensor))
+        if line is None:
+            continue
+        if isinstance(r, rd.RobotState):
+            state.append(line)
+        elif isinstance(r, rd.MissionPackageState):
+            missta.append(line)
+        else:
+            sen.append(line)
+    out = state + missta
+    for entry in sen:
+        if isinstance(entry, str):
+            out.append(entry)
+        else:
+            members = groups[entry]
+            out.append(_format_group(members, any(stamped(m.sensor) for m in members)))
+    return out
+
+
+def _format_group(members: list[rd.Reading], stamped: bool) -> str:
+    first = members[0]
+    when = _time(first.time, stamped)
+    if isinstance(first, rd.RangeReading):
+        return g.format_sen_range(first.sensor_type, [(m.sensor, m.range) for m in members], when)  # type: ignore[attr-defined]
+    if isinstance(first, rd.EncoderReading):
+        return g.format_sen_encoder([(m.sensor, m.ticks) for m in members], when)  # type: ignore[attr-defined]
+    return g.format_sen_touch([(m.sensor, m.touched) for m in members], when)  # type: ignore[attr-defined]
+
+
+def _sta(r: rd.RobotState, stamped: bool) -> str:
+    # Steer angles: core +left, SAE +right. Battery: whole seconds left.
+    kwargs: dict[str, Any] = {}
+    if r.vehicle_type == "GroundVehicle":
+        kwargs = {"front_steer": -r.front_steer, "rear_steer": -r.rear_steer}
+    return g.format_sta(r.vehicle_type, r.time, light_toggle=r.light_on, light_intensity=r.light_intensity,
+                        battery=int(r.battery), **kwargs)
+
+
+def _missta(r: rd.MissionPackageState, stamped: bool) -> str:
+    # Joint values stay in joint space (the robot model's own axes), as MISPKG takes them.
+    return g.format_missta(r.time, r.package, zip(r.links, r.values, r.torques))
+
+
+def _scan(r: rd.RangeScan, stamped: bool) -> str:
+    # Decision D9: beam 0 is the rightmost. In FLU the rightmost beam has the smallest angle.
+    ranges = list(r.ranges)
+    step = r.angle_increment
+    if step < 0:
+        ranges.reverse()
+        step = -step
+    # The configured FOV: the scan is centred, so it is twice the first beam's angle
+    # (FOV/Resolution need not be whole; the beams then stop short of the left edge).
+    fov = 2.0 * abs(r.angle_min) if r.angle_min != 0 else step * (len(ranges) - 1)
+    return _sen_line(r.sensor_type, _time(r.time, stamped),
+                     [("Name", r.sensor), ("Resolution", step), ("FOV", fov), ("Range", _float_list(ranges))])
+
+
+def _range(r: rd.RangeReading, stamped: bool) -> str:
+    return g.format_sen_range(r.sensor_type, [(r.sensor, r.range)], _time(r.time, stamped))
+
+
+def _odometry(r: rd.OdometryReading, stamped: bool) -> str:
+    return g.format_sen_odometry(r.sensor, (r.x, -r.y, wrap_pi_wire(-r.theta)), _time(r.time, stamped))
+
+
+def _ins(r: rd.InsReading, stamped: bool) -> str:
+    return g.format_sen_ins(r.sensor, to_sae_vector(r.position), to_sae_euler(r.rpy, wrap_2pi_wire),
+                            _time(r.time, stamped))
+
+
+def _gps(r: rd.GpsReading, stamped: bool) -> str:
+    return g.format_sen_gps(r.sensor, r.latitude, r.longitude, int(bool(r.fix)), r.satellites,
+                            _time(r.time, stamped))
+
+
+def _ground_truth(r: rd.GroundTruthReading, stamped: bool) -> str:
+    rpy = frames.euler_from_quaternion(r.orientation)
+    return g.format_sen_ground_truth(r.sensor, to_sae_vector(r.position), to_sae_euler(rpy),
+                                     _time(r.time, stamped))
+
+
+def _encoder(r: rd.EncoderReading, stamped: bool) -> str:
+    return g.format_sen_encoder([(r.sensor, r.ticks)], _time(r.time, stamped))
+
+
+def _touch(r: rd.TouchReading, stamped: bool) -> str:
+    return g.format_sen_touch([(r.sensor, r.touched)], _time(r.time, stamped))
+
+
+def _rfid(r: rd.RfidReading, stamped: bool) -> str:
+    tags = [g.RfidTag(t.tag_id, _mem(t.memory) if r.memory_read else None,
+                      to_sae_vector(t.position) if r.report_location else None) for t in r.tags]
+    return g.format_sen_rfid(r.sensor, tags, _time(r.time, stamped))
+
+
+def _mem(text: str) -> str:
+    # A value cannot hold blanks or braces; tag memory written over the protocol never does.
+    cleaned = re.sub(r"[^\x21-\x7a\x7c\x7e]", "_", str(text)).strip(",")
+    return cleaned or "0"
+
+
+def _victim(r: rd.VictimReading, stamped: bool) -> str:
+    return g.format_sen_victim(r.sensor, [(p.part, to_sae_vector(p.position)) for p in r.parts],
+                               _time(r.time, stamped))
+
+
+def _human_motion(r: rd.HumanMotionReading, stamped: bool) -> str:
+    return g.format_sen_human_motion(r.sensor, r.probability, _time(r.time, stamped))
+
+
+def _sound(r: rd.SoundReading, stamped: bool) -> str:
+    return g.format_sen_sound(r.sensor, r.loudness, r.duration, _time(r.time, stamped))
+
+
+def _range3d(r: rd.PointCloudReading, stamped: bool) -> str:
+    # Extension D12. Rows top to bottom are kept; within a row the FLU order (right to
+    # left for increasing angle) matches the 2-D scanner's beam-0-rightmost rule.
+    return _sen_line("RangeScanner3D", _time(r.time, stamped),
+                     [("Name", r.sensor), ("Resolution", (r.horizontal_resolution, r.vertical_resolution)),
+                      ("FOV", (r.horizontal_fov, r.vertical_fov)), ("Range", _float_list(r.ranges))])
+
+
+_FORMATTERS: dict[type, Callable[[Any, bool], str]] = {
+    rd.RobotState: _sta,
+    rd.MissionPackageState: _missta,
+    rd.RangeScan: _scan,
+    rd.RangeReading: _range,
+    rd.OdometryReading: _odometry,
+    rd.InsReading: _ins,
+    rd.GpsReading: _gps,
+    rd.GroundTruthReading: _ground_truth,
+    rd.EncoderReading: _encoder,
+    rd.TouchReading: _touch,
+    rd.RfidReading: _rfid,
+    rd.VictimReading: _victim,
+    rd.HumanMotionReading: _human_motion,
+    rd.SoundReading: _sound,
+    rd.PointCloudReading: _range3d,
+}
+
+
+
+def format_readings(readings: Iterable[rd.Reading],
+                    stamped: Callable[[str, str], bool] = lambda robot, sensor: False) -> list[tuple[str, str]]:
+    """(message kind, line) pairs for readings of one tick; ``stamped(robot, sensor)`` as above."""
+    by_robot: dict[str, list[rd.Reading]] = {}
+    for r in readings:
+        by_robot.setdefault(r.robot, []).append(r)
+    out: list[tuple[str, str]] = []
+    for robot, items in by_robot.items():
+        for line in format_robot_readings(items, lambda sensor, robot=robot: stamped(robot, sensor)):
+            out.append((line.split(" ", 1)[0].strip(), line))
+    return out
+
+
+# --------------------------------------------------------------------------- NFO
+
+def nfo_game(world: "WorldSpec | str", time_limit: int = 0) -> str:
+    """``NFO {Gametype BotDeathMatch} {Level <world>} {TimeLimit 0}``, sent on connect."""
+    level = world if isinstance(world, str) else world.name
+    return g.format_nfo_game(GAME_TYPE, _word(level, "world"), time_limit)
+
+
+def nfo_start_poses(world: "WorldSpec | Iterable[StartPose]") -> str:
+    """``NFO {StartPoses n} {Tag x,y,z r,p,y ...}`` in the SAE world frame."""
+    poses = getattr(world, "start_poses", world)
+    return g.format_nfo_start_poses(
+        (pose.tag, to_sae_vector(pose.xyz), to_sae_euler(pose.rpy)) for pose in poses)
+
+
+def _word(text: str, fallback: str) -> str:
+    cleaned = re.sub(r"[^\x21-\x7a\x7c\x7e]+", "_", str(text)).strip("_,")
+    return cleaned or fallback
+
+
+# --------------------------------------------------------------------------- GEO / CONF
+# Each returns one line, or None when the robot has nothing of that kind (the server answers ERR).
+
+_STEERING = {"skid": "SkidSteered", "differential": "SkidSteered", "tracked": "SkidSteered",
+             "ackermann": "AckermanSteered", "aerial": "RotaryWing", "omni": "OmniDrive"}
+
+
+def steering_type(spec: "RobotSpec") -> str:
+    """CONF SteeringType of a catalogue entry (the manual's spellings)."""
+    if spec.drive.type == "legged":
+        legs = sum(1 for grp in spec.joint_groups if grp.kind == "legs")
+        return "TwoLegs" if legs == 2 else "FourLegs"
+    if spec.vehicle_type == "NauticVehicle":
+        return "Underwater"
+    return _STEERING.get(spec.drive.type, "None")
+
+
+def wire_name(snake: str) -> str:
+    """``max_range`` -> ``MaxRange``: CONF keys from a sensor's parameter names."""
+    return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)
+
+
+def _mount_name(robot: str, parent: str) -> str:
+    # The chassis is reported as the robot's name (spec §4.5 decision).
+    return robot if parent == "base_link" else parent
+
+
+def geo_robot(spec: "RobotSpec", robot: str) -> str:
+    """``GEO {Type <vehicle class>} {Name <class>} {Dimensions} {COG}`` (+ wheels for ground vehicles)."""
+    drive = spec.drive
+    wheels: dict[str, Any] = {}
+    if spec.vehicle_type == "GroundVehicle":
+        wheels = {"wheel_radius": drive.wheel_radius, "wheel_separation": drive.wheel_separation,
+                  "wheelbase": drive.wheelbase}
+    return g.format_geo_vehicle(spec.vehicle_type, spec.class_name, spec.dimensions, (0.0, 0.0, 0.0), **wheels)
+
+
+def geo_sensors(spec: "RobotSpec", robot: str, sensor_type: str, name: str | None = None) -> str | None:
+    """``GEO {Type t} {Name n Location .. Orientation .. Mount m} ...`` for the robot's sensors of a type."""
+    items = [g.GeoItem(s.name, to_sae_vector(s.mount.xyz), to_sae_euler(s.mount.rpy),
+                       _mount_name(robot, s.mount.parent))
+             for s in spec.sensors if s.type == sensor_type and (name is None or s.name == name)]
+    return g.format_geo_sensors(sensor_type, items) if items else None
+
+
+def geo_effecters(spec: "RobotSpec", robot: str, name: str | None = None) -> str | None:
+    """``GEO {Type Effecter} {Name n Location 0,0,0 ...}`` (effecters sit on the chassis origin)."""
+    items = [g.GeoItem(e.name, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), robot)
+             for e in spec.effecters if name is None or e.name == name]
+    return g.format_geo_effecters(items) if items else None
+
+
+def _groups(spec: "RobotSpec", name: str | None) -> list[Any]:
+    return [grp for grp in spec.joint_groups if name is None or grp.name == name]
+
+
+def geo_mispkg(spec: "RobotSpec", name: str | None = None) -> str | None:
+    """``GEO {Type MisPkg} {Name p} {Link i} {ParentLink j} {Location} {Orientation} ...`` per joint group."""
+    groups = _groups(spec, name)
+    if not groups:
+        return None
+    return g.format_geo_mispkg([(grp.name, _geo_links(spec, grp)) for grp in groups])
+
+
+def _geo_links(spec: "RobotSpec", group: Any) -> list[g.GeoLink]:
+    # Joint origins from the body model; ParentLink -1 when the parent is not a link of the package.
+    by_joint = {link.joint_name: link for link in spec.body.links}
+    numbers = {by_joint[l.joint].name: n for n, l in enumerate(group.links, start=1) if l.joint in by_joint}
+    out = []
+    for number, link in enumerate(group.links, start=1):
+        body_link = by_joint.get(link.joint)
+        if body_link is None:
+            out.append(g.GeoLink(number, -1, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
+        else:
+            out.append(g.GeoLink(number, numbers.get(body_link.parent, -1), to_sae_vector(body_link.xyz),
+                                 to_sae_euler(body_link.rpy)))
+    return out
+
+
+def conf_robot(spec: "RobotSpec", robot: str) -> str:
+    """``CONF {Type <vehicle class>} {Name <class>} {SteeringType} {Mass}`` (+ limits for ground vehicles)."""
+    drive = spec.drive
+    limits: dict[str, Any] = {}
+    if spec.vehicle_type == "GroundVehicle":
+        limits = {"max_speed": drive.max_wheel_speed, "max_torque": drive.max_torque,
+                  "max_front_steer": drive.max_front_steer, "max_rear_steer": drive.max_rear_steer}
+    return g.format_conf_vehicle(spec.vehicle_type, spec.class_name, steering_type(spec), spec.mass, **limits)
+
+
+def conf_mispkg(spec: "RobotSpec", name: str | None = None) -> str | None:
+    """``CONF {Type MisPkg} {Name p} {Link i} {JointType} {MaxSpeed} {MaxTorque} {MinRange} {MaxRange} ...``."""
+    groups = _groups(spec, name)
+    if not groups:
+        return None
+    return g.format_conf_mispkg(
+        [(grp.name, [g.ConfLink(n, "Prismatic" if link.type == "prismatic" else "Revolute", link.max_speed,
+                                link.max_torque, link.min, link.max)
+                     for n, link in enumerate(grp.links, start=1)]) for grp in groups])
+
+
+def conf_effecters(spec: "RobotSpec", opcodes: dict[str, dict[str, tuple[float, float]]],
+                   name: str | None = None) -> str | None:
+    """``CONF {Type Effecter} {Name n} {Opcode o} {MaxVal} {MinVal} ...``; ``opcodes[name][op] = (min, max)``."""
+    effecters = [(e.name, [g.EffecterOpcode(op, hi, lo) for op, (lo, hi) in opcodes.get(e.name, {}).items()])
+                 for e in spec.effecters if name is None or e.name == name]
+    return g.format_conf_effecters(effecters) if effecters else None
+
+
+def conf_sensors(spec: "RobotSpec", sensor_type: str, name: str | None = None, *,
+                 params: dict[str, Any] | None = None, current: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """``CONF {Type t} [{Name n}] {Key v} ...``; ``params``: live Params per sensor name, ``current``: e.g. FOV."""
+    all_of_type = [s for s in spec.sensors if s.type == sensor_type]
+    chosen = [s for s in all_of_type if name is None or s.name == name]
+    if not chosen:
+        return None
+    # Decision (spec §4.6): Name only when the robot has several sensors of this type, or one was asked for.
+    named = name is not None or len(all_of_type) > 1
+    items = []
+    for s in chosen:
+        prm = (params or {}).get(s.name)
+        if prm is None:
+            from usarsim.sim.sensors import params_for
+            prm = params_for(s)
+        items.append((s.name if named else None, _conf_fields(s.type, prm, (current or {}).get(s.name, {}))))
+    return g.format_conf_sensors(sensor_type, items)
+
+
+def _conf_fields(sensor_type: str, prm: Any, current: dict[str, Any]) -> list[tuple[str, Any]]:
+    if sensor_type == "Camera":
+        return [("CameraDefFov", prm.fov), ("CameraMinFov", prm.min_fov), ("CameraMaxFov", prm.max_fov),
+                ("CameraFov", current.get("fov", prm.fov)), ("Width", prm.width), ("Height", prm.height)]
+    fields: list[tuple[str, Any]] = []
+    for f in dataclasses.fields(prm):
+        value = getattr(prm, f.name)
+        if isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
+            fields.append((wire_name(f.name), value))
+        elif isinstance(value, str) and value and re.fullmatch(r"[\x21-\x7a\x7c\x7e]+", value):
+            fields.append((wire_name(f.name), value))
+    return fields
+
+
+# --------------------------------------------------------------------------- queries on a live robot
+
+class UnknownItem(LookupError):
+    """GETGEO/GETCONF named a Type (or Name) the robot does not carry; the server answers ERR."""
+
+
+def _found(line: str | None, item_type: str, name: str | None) -> list[str]:
+    if line is None:
+        raise UnknownItem(f"{item_type} '{name}'" if name else item_type)
+    return [line]
+
+
+def geo_lines(robot: "Robot", item_type: str, name: str | None = None) -> list[str]:
+    """GEO reply to ``GETGEO {Type item_type} [{Name name}]``; UnknownItem when the robot has no such item."""
+    spec = robot.spec
+    if item_type == "Robot":
+        return [geo_robot(spec, robot.name)]
+    if item_type == "MisPkg":
+        return _found(geo_mispkg(spec, name), item_type, name)
+    if item_type == "Effecter":
+        return _found(geo_effecters(spec, robot.name, name), item_type, name)
+    return _found(geo_sensors(spec, robot.name, item_type, name), item_type, name)
+
+
+def conf_lines(robot: "Robot", item_type: str, name: str | None = None) -> list[str]:
+    """CONF reply to ``GETCONF {Type item_type} [{Name name}]`` with live values (e.g. camera FOV); UnknownItem as above."""
+    spec = robot.spec
+    if item_type == "Robot":
+        return [conf_robot(spec, robot.name)]
+    if item_type == "MisPkg":
+        return _found(conf_mispkg(spec, name), item_type, name)
+    if item_type == "Effecter":
+        opcodes = {e.name: dict(getattr(e, "opcodes", {})) for e in robot.effecters.values()}
+        return _found(conf_effecters(spec, opcodes, name), item_type, name)
+    params = {s.name: s.params for s in robot.sensors}
+    current = {s.name: {"fov": s.fov} for s in robot.sensors if isinstance(getattr(s, "fov", None), float)}
+    return _found(conf_sensors(spec, item_type, name, params=params, current=current), item_type, name)

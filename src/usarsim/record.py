@@ -1,0 +1,289 @@
+"""``usarsim record``: a lockstep run written as a rosbag2 (MCAP), with no ROS graph involved.
+
+The messages are the bridge's own (``usarsim.ros.convert``), serialized with
+rclpy's CDR serializer and written by the ``rosbags`` library, so a recorded
+bag carries the same topics, types, frames and stamps as a live
+``usarsim_node`` run recorded with ``ros2 bag record``. Bag time is sim time.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from rosbags.interfaces import Connection, Qos
+    from rosbags.rosbag2 import Writer
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CLOCK_RATE = 100.0  # Hz of /clock in the bag (rosbag2's own --clock default is 40 Hz)
+
+
+@dataclass
+class RecordOptions:
+    """What ``usarsim record`` runs."""
+
+    world: str = "empty"
+    robot: str = "P2AT"
+    name: str | None = None  # robot name, i.e. the topic namespace (default: the simulator's, e.g. P2AT_1)
+    start: str | None = None
+    seed: int = 0
+    duration: float = 10.0
+    drive: tuple[float, float] = (0.0, 0.0)
+    physics_rate: float = 200.0
+    clock_rate: float = DEFAULT_CLOCK_RATE
+    cameras: bool = False
+    map_tf: bool = False  # map -> odom from ground truth, as the bridge's parameter of the same purpose
+
+
+def message_type(msg: Any) -> str:
+    """ROS 2 type name of an rclpy message instance, e.g. ``sensor_msgs/msg/LaserScan``."""
+    cls = type(msg)
+    package = cls.__module__.split(".", 1)[0]
+    return f"{package}/msg/{cls.__name__}"
+
+
+def _qos(topic: str, msgtype: str) -> list["Qos"]:
+    """The QoS the bridge node offers on the topic, so ``ros2 bag play`` republishes it alike."""
+    from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+
+    never = QosTime(sec=0, nsec=0)
+    if topic.endswith(("/tf_static", "/robot_description")):  # latched
+        reliability, durability, depth = QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL, 1
+    elif topic == "/tf":
+        reliability, durability, depth = QosReliability.RELIABLE, QosDurability.VOLATILE, 100
+    elif msgtype in _STATE_TYPES:
+        reliability, durability, depth = QosReliability.RELIABLE, QosDurability.VOLATILE, 10
+    else:  # SensorDataQoS
+        reliability, durability, depth = QosReliability.BEST_EFFORT, QosDurability.VOLATILE, 5
+    return [Qos(history=QosHistory.KEEP_LAST, depth=depth, reliability=reliability, durability=durability,
+                deadline=never, lifespan=never, liveliness=QosLiveliness.AUTOMATIC,
+                liveliness_lease_duration=never, avoid_ros_namespace_conventions=False)]
+
+
+# Published reliable by the bridge (usarsim.ros.node.STATE_TYPES); every other stream is sensor data.
+_STATE_TYPES = frozenset({"nav_msgs/msg/Odometry", "sensor_msgs/msg/JointState", "sensor_msgs/msg/BatteryState",
+                          "rosgraph_msgs/msg/Clock"})
+
+
+class BagSink:
+    """Writes (topic, rclpy message) pairs into an open rosbags Writer; one connection per topic."""
+
+    def __init__(self, writer: "Writer") -> None:
+        from rclpy.serialization import serialize_message
+        from rosbags.typesys import Stores, get_typestore
+
+        self._writer = writer
+        self._serialize = serialize_message
+        # Kilted's definitions equal the message wheels' (Kilted builds), hence equal type hashes.
+        self._typestore = get_typestore(Stores.ROS2_KILTED)
+        self._connections: dict[str, "Connection"] = {}
+        self._skipped: set[str] = set()
+        self.counts: Counter[str] = Counter()
+
+    def write(self, t: float, pairs: Iterable[tuple[str, Any]]) -> None:
+        """Write each message with log time ``t`` (sim seconds)."""
+        stamp_ns = int(round(t * 1e9))
+        for topic, msg in pairs:
+            conn = self._connections.get(topic) or self._connect(topic, msg)
+            if conn is None:
+                continue
+            self._writer.write(conn, stamp_ns, self._serialize(msg))
+            self.counts[topic] += 1
+
+    def _connect(self, topic: str, msg: Any) -> "Connection | None":
+        msgtype = message_type(msg)
+        if msgtype not in self._typestore.types:
+            if topic not in self._skipped:  # only possible with a message set newer than the typestore
+                log.warning("not recording %s: %s is unknown to the rosbags typestore", topic, msgtype)
+                self._skipped.add(topic)
+            return None
+        conn = self._writer.add_connection(topic, msgtype, typestore=self._typestore,
+                                           offered_qos_profiles=_qos(topic, msgtype))
+        self._connections[topic] = conn
+        return conn
+
+
+def record(options: RecordOptions, output: str | Path, *, overwrite: bool = False,
+           progress: bool = False) -> Counter[str]:
+    """Run the scenario in lockstep and write it to ``output``; returns messages written per topic.
+
+    ``output`` ending in ``.mcap`` becomes one self-contained MCAP file (rosbag2 metadata
+    inside; ``ros2 bag play FILE.mcap``, Foxglove and rosbags read it); any other path
+    becomes a rosbag2 directory (``metadata.yaml`` + ``<name>.mcap``), as ``ros2 bag record -o``.
+    """
+    from rosbags.rosbag2 import StoragePlugin, Writer
+
+    out = Path(output)
+    if out.exists():
+        if not overwrite:
+            raise FileExistsError(f"{out} exists (use --overwrite to replace it)")
+        if out.is_dir() and not (out / "metadata.yaml").is_file():  # never delete a directory that is no bag
+            raise FileExistsError(f"{out} is a directory but not a rosbag2; not replacing it")
+        shutil.rmtree(out) if out.is_dir() else out.unlink()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    single_file = out.suffix == ".mcap"
+    # A single file is written as a bag directory next to it, then moved into place.
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.stem}.", dir=out.parent)) if single_file else None
+    bag_dir = staging / out.stem if staging else out
+    try:
+        with Writer(bag_dir, version=Writer.VERSION_LATEST, storage_plugin=StoragePlugin.MCAP) as writer:
+            sink = BagSink(writer)
+            _run(options, sink, progress)
+        if staging is not None:
+            shutil.move(str(bag_dir / f"{out.stem}.mcap"), out)
+    except BaseException:
+        if staging is None:  # leave no half-written bag that would block the next attempt
+            shutil.rmtree(bag_dir, ignore_errors=True)
+        raise
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    return sink.counts
+
+
+def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
+    from std_msgs.msg import String
+
+    from usarsim.ros import convert
+    from usarsim.ros.kinematics import robot_description
+    from usarsim.sim.commands import CommandError, WheelDrive
+    from usarsim.sim.readings import OdometryReading, Reading
+    from usarsim.sim.simulator import Simulator
+
+    sim = Simulator(options.world, physics_rate=options.physics_rate, seed=options.seed, pacing="lockstep")
+    try:
+        robot = sim.spawn(options.robot, options.name, start=options.start)
+        if options.cameras:
+            for sensor in robot.sensors:
+                if hasattr(sensor, "active"):
+                    sensor.active = True
+        names = convert.RobotNames.for_spec(robot.name, robot.spec)
+        if not convert.HAVE_TF:
+            log.warning("tf2_msgs is not installed: the bag has no /tf or /tf_static "
+                        "(scripts/build_ros_interfaces.sh builds it)")
+        now = sim.time
+        sink.write(now, [(convert.CLOCK_TOPIC, convert.clock_message(now))])
+        sink.write(now, convert.tf_messages(convert.static_transforms(names, now), convert.TF_STATIC_TOPIC))
+        sink.write(now, convert.tf_messages(convert.initial_joint_transforms(names, now)))
+        sink.write(now, [(names.topic("robot_description"), String(data=robot_description(robot.spec)))])
+        if options.drive != (0.0, 0.0):
+            if WheelDrive not in robot.drive.accepts:  # e.g. Ackermann or aerial: fail rather than record a still robot
+                raise CommandError(f"--drive needs a wheel-driven robot; {robot.spec.class_name} is driven by "
+                                   f"{', '.join(c.__name__ for c in robot.drive.accepts) or 'nothing'}")
+            sim.submit(WheelDrive(robot.name, *options.drive))
+
+        failure: list[BaseException] = []
+
+        def on_tick(now: float, readings: Sequence[Reading]) -> None:
+            # A listener sees each tick's readings while the simulator is still at that tick.
+            if failure:
+                return
+            try:
+                for reading in readings:
+                    sink.write(reading.time, convert.reading_to_messages(reading, names))
+                    if options.map_tf and isinstance(reading, OdometryReading):
+                        truth = sim.ground_truth(reading.robot)  # same tick: exact, as the bridge does
+                        sink.write(reading.time, convert.tf_messages([convert.map_to_odom(truth, reading, names)]))
+            except BaseException as exc:  # the simulator only logs listener errors; a bag must not go on silently
+                failure.append(exc)
+
+        sim.add_listener(on_tick)
+        total = max(1, round(options.duration / sim.dt))
+        chunk = max(1, round(1.0 / (options.clock_rate * sim.dt)))  # ticks per /clock message
+        bar = _progress_bar(total, progress)
+        done = 0
+        while done < total:
+            n = min(chunk, total - done)
+            sim.step(n)
+            if failure:
+                raise failure[0]
+            done += n
+            sink.write(sim.time, [(convert.CLOCK_TOPIC, convert.clock_message(sim.time))])
+            if bar is not None:
+                bar.update(n)
+        if bar is not None:
+            bar.close()
+    finally:
+        sim.close()
+
+
+def _progress_bar(total: int, enabled: bool):  # noqa: ANN202 - tqdm is imported lazily
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="tick", desc="recording", file=sys.stderr)
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _drive_pair(text: str) -> tuple[float, float]:
+    try:
+        left, right = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LEFT,RIGHT (two numbers), got {text!r}") from None
+    if not (math.isfinite(left) and math.isfinite(right)):
+        raise argparse.ArgumentTypeError("drive values must be finite numbers")
+    return left, right
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """usarsim record: run a lockstep scenario into an MCAP rosbag2."""
+    try:
+        import rclpy.serialization  # noqa: F401 - only to fail early with a clear message
+        import rosbags.rosbag2  # noqa: F401
+    except ImportError as exc:
+        print(f"usarsim record: needs the ROS 2 message packages and rosbags ({exc.name} is missing); "
+              "install with `pip install -e '.[ros]'` or scripts/bootstrap.sh", file=sys.stderr)
+        return 2
+    options = RecordOptions(world=args.world, robot=args.robot, name=args.name, start=args.start, seed=args.seed,
+                            duration=args.duration, drive=args.drive, physics_rate=args.physics_rate,
+                            clock_rate=args.clock_rate, cameras=args.camera, map_tf=args.map_tf)
+    try:
+        counts = record(options, args.output, overwrite=args.overwrite, progress=True)
+    except FileExistsError as exc:
+        print(f"usarsim record: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {sum(counts.values())} messages on {len(counts)} topics to {args.output}", file=sys.stderr)
+    return 0
+
+
+_DESCRIPTION = ("Run a scenario in lockstep and write what the ROS bridge would publish (/clock, /tf, /tf_static, "
+                "/<robot>/scan, odom, imu/data, gps/fix, ground_truth, joint_states, ...) to an MCAP rosbag2. "
+                "FILE.mcap gives one self-contained file; any other name a rosbag2 directory. See docs/bags.md.")
+
+
+def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Register ``usarsim record`` on the ``usarsim`` command's subparsers."""
+    rec = subparsers.add_parser("record", help="run a lockstep scenario and write an MCAP rosbag2 (no ROS graph)",
+                                description=_DESCRIPTION)
+    rec.add_argument("--world", default="empty")
+    rec.add_argument("--robot", default="P2AT", help="catalogue class")
+    rec.add_argument("--name", default=None, help="robot name = topic namespace (default: <class>_1)")
+    rec.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
+    rec.add_argument("--seed", type=int, default=0)
+    rec.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
+    rec.add_argument("--drive", type=_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
+                     help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")
+    rec.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
+    rec.add_argument("--clock-rate", type=_positive, default=DEFAULT_CLOCK_RATE, help="/clock messages per sim second")
+    rec.add_argument("--camera", action="store_true", help="also render and record camera images (slow)")
+    rec.add_argument("--map-tf", action="store_true", help="also record map -> odom from ground truth")
+    rec.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    rec.add_argument("--output", "-o", required=True,
+                     help="FILE.mcap (one file) or a directory name (rosbag2 directory)")
+    rec.set_defaults(func=cmd_record)

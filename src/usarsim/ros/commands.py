@@ -1,0 +1,81 @@
+"""ROS command messages -> core commands (pure: validated, clamped, no node).
+
+cmd_vel becomes the command the robot's drive accepts: wheel speeds for
+skid/differential/tracked robots (robot geometry, scaled to the wheel speed
+limit keeping the turn ratio), speed + bicycle-model steer for Ackermann
+vehicles, body velocities for aerial robots. Joint-group commands become
+``JointTargets`` keyed ``<group>:<link number>`` or by joint name.
+Every function raises ``ValueError`` with a message for a malformed command.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+from usarsim.sim.catalogue import DriveSpec, JointGroupSpec
+from usarsim.sim.commands import AckermannDrive, AerialDrive, Command, JointTargets, WheelDrive
+from usarsim.sim.drives import bicycle_steer, clamp, twist_to_wheel_speeds
+
+
+def _finite(values: Iterable[float], what: str) -> list[float]:
+    out = [float(v) for v in values]
+    if not all(math.isfinite(v) for v in out):
+        raise ValueError(f"{what} contains NaN or infinite values: {out}")
+    return out
+
+
+def twist_to_command(robot: str, linear: Sequence[float], angular: Sequence[float], spec: DriveSpec,
+                     accepts: Sequence[type[Command]]) -> Command:
+    """geometry_msgs/Twist (linear xyz m/s, angular xyz rad/s, body FLU) -> a drive command."""
+    vx, vy, vz = _finite(linear, "linear velocity")
+    _, _, wz = _finite(angular, "angular velocity")
+    if WheelDrive in accepts:
+        if spec.wheel_radius <= 0 or spec.wheel_separation <= 0:
+            raise ValueError("robot has no wheel geometry for cmd_vel")
+        left, right = twist_to_wheel_speeds(vx, wz, spec)
+        return WheelDrive(robot, left, right)
+    if AckermannDrive in accepts:
+        if spec.wheel_radius <= 0:
+            raise ValueError("robot has no wheel radius for cmd_vel")
+        speed = clamp(vx / spec.wheel_radius, spec.max_wheel_speed) if spec.max_wheel_speed > 0 else vx / spec.wheel_radius
+        steer = bicycle_steer(vx, wz, spec.wheelbase, spec.max_front_steer)
+        return AckermannDrive(robot, speed, steer)
+    if AerialDrive in accepts:
+        return AerialDrive(robot, linear=_limit(vx, spec.max_linear_speed), lateral=_limit(vy, spec.max_lateral_speed),
+                           altitude=_limit(vz, spec.max_altitude_speed), yaw_rate=_limit(wz, spec.max_yaw_rate))
+    raise ValueError("this robot cannot be driven with cmd_vel")
+
+
+def _limit(value: float, limit: float) -> float:
+    return clamp(value, limit) if limit > 0 else value
+
+
+def group_command(robot: str, group: JointGroupSpec, values: Sequence[float]) -> JointTargets:
+    """std_msgs/Float64MultiArray on ``<group>/command``: one position per link, in catalogue order."""
+    data = _finite(values, f"{group.name} command")
+    if len(data) != len(group.links):
+        raise ValueError(f"{group.name} has {len(group.links)} joints "
+                         f"({', '.join(link.joint for link in group.links)}), got {len(data)} values")
+    return JointTargets(robot, {f"{group.name}:{i}": v for i, v in enumerate(data, start=1)})
+
+
+def trajectory_command(robot: str, groups: Sequence[JointGroupSpec], joint_names: Sequence[str],
+                       positions: Sequence[float], velocities: Sequence[float]) -> JointTargets:
+    """trajectory_msgs/JointTrajectory: the final point's positions (or, without them, velocities)."""
+    known = {link.joint for g in groups for link in g.links}
+    unknown = [n for n in joint_names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown joint(s) {', '.join(unknown)} (controllable: {', '.join(sorted(known)) or 'none'})")
+    if positions:
+        values, order = positions, 0
+    elif velocities:
+        values, order = velocities, 1
+    else:
+        raise ValueError("trajectory point has neither positions nor velocities")
+    data = _finite(values, "trajectory point")
+    if len(data) != len(joint_names):
+        raise ValueError(f"{len(joint_names)} joint names but {len(data)} values")
+    return JointTargets(robot, dict(zip(joint_names, data)), order=order)
+
+
+__all__ = ["group_command", "trajectory_command", "twist_to_command"]

@@ -1,0 +1,565 @@
+"""Readings -> ROS 2 messages (pure: no node, no simulator, no I/O).
+
+``reading_to_messages(reading, names)`` returns ``(topic, message)`` pairs,
+TF included where a reading implies a transform (odometry: odom -> base_link;
+joint states: the movable links). The bridge node publishes them; the bag
+recorder writes the same pairs, so a bag and a live run carry identical data.
+
+Conventions (docs/ros.md):
+- topics are absolute, ``/<robot>/...`` (``RobotNames.namespace``); /tf, /tf_static and /clock are global;
+- frames are the catalogue's link names with an optional prefix (``<robot>/`` with several robots);
+  the world frame (``map``) is shared and never prefixed;
+- "no return" of a range sensor (reading == range_max) becomes +inf (REP-117);
+- stamps are sim time.
+"""
+from __future__ import annotations
+
+import array
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+import numpy as np
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Quaternion, TransformStamped
+from nav_msgs.msg import Odometry
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import (BatteryState, CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix, NavSatStatus,
+                             PointCloud2, PointField, Range)
+from std_msgs.msg import Bool, Float32, Float32MultiArray, String, UInt8
+
+from usarsim import frames
+from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
+from usarsim.sim import readings as rd
+
+try:  # built into the environment by scripts/build_ros_interfaces.sh where ROS 2 is not installed
+    from tf2_msgs.msg import TFMessage
+except ImportError:  # pragma: no cover - depends on the installation
+    TFMessage = None  # type: ignore[assignment,misc]
+
+if TYPE_CHECKING:
+    from usarsim.sim.catalogue import RobotSpec
+
+HAVE_TF = TFMessage is not None
+TF_TOPIC = "/tf"
+TF_STATIC_TOPIC = "/tf_static"
+CLOCK_TOPIC = "/clock"
+# Variance reported for a dimension a sensor does not measure (e.g. z, roll, pitch of 2-D odometry).
+UNMEASURED = 1e6
+
+
+@dataclass(frozen=True)
+class RobotNames:
+    """How one robot's readings are named in ROS: namespace, frame prefix, main sensors, joints."""
+
+    robot: str
+    frame_prefix: str = ""
+    namespace: str | None = None  # default: the robot name
+    world_frame: str = "map"
+    odom_frame: str = "odom"
+    base_frame: str = "base_link"
+    base_height: float = 0.0  # base_link above the ground at rest: z of odom -> base_link
+    # sensor name published on the plain topic ("scan", "camera", "points"); others get "<topic>/<name>"
+    primary: Mapping[str, str] = field(default_factory=dict)
+    joints: tuple[JointFrame, ...] = ()
+
+    @classmethod
+    def for_spec(cls, robot: str, spec: "RobotSpec", frame_prefix: str = "", **kwargs: Any) -> "RobotNames":
+        """Names for a robot of catalogue class ``spec`` (first scanner/camera/3-D scanner are primary)."""
+        primary: dict[str, str] = {}
+        for sensor in spec.sensors:
+            kind = {"RangeScanner": "scan", "IRScanner": "scan", "Camera": "camera",
+                    "RangeScanner3D": "points", "RangeImager": "points"}.get(sensor.type)
+            if kind and kind not in primary:
+                primary[kind] = sensor.name
+        return cls(robot=robot, frame_prefix=frame_prefix, primary=primary, joints=robot_joints(spec),
+                   base_height=-spec.body.lowest_point(), **kwargs)
+
+    def topic(self, relative: str) -> str:
+        """Absolute topic of a per-robot stream."""
+        ns = self.robot if self.namespace is None else self.namespace
+        ns = ns.strip("/")
+        return f"/{ns}/{relative}" if ns else f"/{relative}"
+
+    def frame(self, link: str) -> str:
+        """TF frame of a robot link."""
+        return self.frame_prefix + link
+
+    def sensor_topic(self, kind: str, sensor: str, leaf: str = "") -> str:
+        """``<kind>[/<sensor>][/<leaf>]``: the primary sensor of a kind drops its name."""
+        parts = [kind] if self.primary.get(kind) == sensor else [kind, sensor]
+        if leaf:
+            parts.append(leaf)
+        return self.topic("/".join(parts))
+
+
+# --- small builders ------------------------------------------------------------------------
+def stamp(t: float) -> Time:
+    """builtin_interfaces/Time from seconds."""
+    ns = int(round(t * 1e9))
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+def clock_message(t: float) -> Clock:
+    """rosgraph_msgs/Clock for sim time ``t``."""
+    return Clock(clock=stamp(t))
+
+
+def _quat(q: Iterable[float]) -> Quaternion:
+    x, y, z, w = q
+    return Quaternion(x=float(x), y=float(y), z=float(z), w=float(w))
+
+
+def _yaw_quat(yaw: float) -> Quaternion:
+    return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2.0), w=math.cos(yaw / 2.0))
+
+
+def _diag6(values: Iterable[float]) -> array.array:
+    cov = [0.0] * 36
+    for i, v in enumerate(values):
+        cov[i * 7] = float(v)
+    return array.array("d", cov)
+
+
+def _diag3(value: float) -> array.array:
+    return array.array("d", [value, 0.0, 0.0, 0.0, value, 0.0, 0.0, 0.0, value])
+
+
+def transform(t: float, parent: str, child: str, xyz: Iterable[float], q: Iterable[float]) -> TransformStamped:
+    """geometry_msgs/TransformStamped of ``child`` in ``parent``."""
+    msg = TransformStamped()
+    msg.header.stamp = stamp(t)
+    msg.header.frame_id = parent
+    msg.child_frame_id = child
+    x, y, z = xyz
+    msg.transform.translation.x, msg.transform.translation.y, msg.transform.translation.z = float(x), float(y), float(z)
+    msg.transform.rotation = _quat(q)
+    return msg
+
+
+def tf_messages(transforms: list[TransformStamped], topic: str = TF_TOPIC) -> list[tuple[str, Any]]:
+    """[(topic, tf2_msgs/TFMessage)], or nothing when tf2_msgs is not installed."""
+    if not transforms or not HAVE_TF:
+        return []
+    return [(topic, TFMessage(transforms=transforms))]
+
+
+def _ranges(values: Iterable[float], range_max: float) -> np.ndarray:
+    r = np.asarray(values, dtype=np.float32)
+    return np.where(r >= np.float32(range_max), np.float32(np.inf), r)
+
+
+# --- one function per reading type ---------------------------------------------------------
+def laser_scan(r: rd.RangeScan, names: RobotNames) -> LaserScan:
+    """sensor_msgs/LaserScan: beam 0 at angle_min (rightmost), counter-clockwise."""
+    msg = LaserScan()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(r.frame)
+    msg.angle_min = float(r.angle_min)
+    msg.angle_max = float(r.angle_min + r.angle_increment * max(len(r.ranges) - 1, 0))
+    msg.angle_increment = float(r.angle_increment)
+    msg.time_increment = 0.0  # every beam of a reading is cast at the same instant
+    msg.scan_time = float(r.scan_time)
+    msg.range_min = float(r.range_min)
+    msg.range_max = float(r.range_max)
+    msg.ranges = array.array("f", _ranges(r.ranges, r.range_max).tobytes())
+    return msg
+
+
+def _scan(r: rd.RangeScan, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.sensor_topic("scan", r.sensor), laser_scan(r, names))]
+
+
+def range_message(r: rd.RangeReading, names: RobotNames) -> Range:
+    """sensor_msgs/Range (ULTRASOUND for sonar, INFRARED for IR)."""
+    msg = Range()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(r.frame)
+    msg.radiation_type = Range.INFRARED if r.sensor_type.upper() == "IR" else Range.ULTRASOUND
+    msg.field_of_view = float(r.field_of_view)
+    msg.min_range = float(r.range_min)
+    msg.max_range = float(r.range_max)
+    msg.range = math.inf if r.range >= r.range_max else float(r.range)
+    return msg
+
+
+def _range(r: rd.RangeReading, names: RobotNames) -> list[tuple[str, Any]]:
+    kind = "ir" if r.sensor_type.upper() == "IR" else "sonar"
+    return [(names.topic(f"{kind}/{r.sensor}"), range_message(r, names))]
+
+
+def odometry(r: rd.OdometryReading, names: RobotNames) -> Odometry:
+    """nav_msgs/Odometry in odom; twist in base_link; 2-D covariances, unmeasured axes large."""
+    msg = Odometry()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(names.odom_frame)
+    msg.child_frame_id = names.frame(names.base_frame)
+    msg.pose.pose.position.x, msg.pose.pose.position.y = float(r.x), float(r.y)
+    msg.pose.pose.position.z = float(names.base_height)
+    msg.pose.pose.orientation = _yaw_quat(r.theta)
+    vx, vy, vth = r.pose_variance
+    msg.pose.covariance = _diag6((vx, vy, UNMEASURED, UNMEASURED, UNMEASURED, vth))
+    msg.twist.twist.linear.x = float(r.linear_velocity)
+    msg.twist.twist.angular.z = float(r.angular_velocity)
+    tv, tw = r.twist_variance
+    msg.twist.covariance = _diag6((tv, UNMEASURED, UNMEASURED, UNMEASURED, UNMEASURED, tw))
+    return msg
+
+
+def odom_transform(r: rd.OdometryReading, names: RobotNames) -> TransformStamped:
+    """odom -> base_link from the odometry estimate (REP-105)."""
+    return transform(r.time, names.frame(names.odom_frame), names.frame(names.base_frame),
+                     (r.x, r.y, names.base_height), (0.0, 0.0, math.sin(r.theta / 2.0), math.cos(r.theta / 2.0)))
+
+
+def _odometry(r: rd.OdometryReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic("odom"), odometry(r, names)), *tf_messages([odom_transform(r, names)])]
+
+
+def ground_truth(r: rd.GroundTruthReading, names: RobotNames) -> Odometry:
+    """nav_msgs/Odometry of the exact chassis pose in the world frame; twist in base_link."""
+    msg = Odometry()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.world_frame
+    msg.child_frame_id = names.frame(names.base_frame)
+    p = msg.pose.pose.position
+    p.x, p.y, p.z = (float(v) for v in r.position)
+    msg.pose.pose.orientation = _quat(r.orientation)
+    lin = _rotate_inverse(r.orientation, r.linear_velocity)
+    ang = _rotate_inverse(r.orientation, r.angular_velocity)
+    t = msg.twist.twist
+    t.linear.x, t.linear.y, t.linear.z = (float(v) for v in lin)
+    t.angular.x, t.angular.y, t.angular.z = (float(v) for v in ang)
+    return msg
+
+
+def _rotate_inverse(q: Iterable[float], v: Iterable[float]) -> tuple[float, float, float]:
+    """R(q)^T v in plain Python (numpy's per-call overhead dominates for one 3-vector)."""
+    x, y, z, w = (float(c) for c in q)
+    vx, vy, vz = (float(c) for c in v)
+    # rotate by the conjugate quaternion: t = 2 u x v, v' = v + w t + u x t, with u = -(x, y, z)
+    ux, uy, uz = -x, -y, -z
+    tx, ty, tz = 2.0 * (uy * vz - uz * vy), 2.0 * (uz * vx - ux * vz), 2.0 * (ux * vy - uy * vx)
+    return (vx + w * tx + (uy * tz - uz * ty), vy + w * ty + (uz * tx - ux * tz), vz + w * tz + (ux * ty - uy * tx))
+
+
+def _ground_truth(r: rd.GroundTruthReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic("ground_truth"), ground_truth(r, names))]
+
+
+def map_to_odom(truth: rd.GroundTruthReading, odom: rd.OdometryReading, names: RobotNames) -> TransformStamped:
+    """world -> odom such that world -> odom -> base_link equals the ground-truth pose (no SLAM needed)."""
+    t_base = _matrix(truth.position, truth.orientation)
+    t_odom_base = _matrix((odom.x, odom.y, names.base_height),
+                          (0.0, 0.0, math.sin(odom.theta / 2.0), math.cos(odom.theta / 2.0)))
+    t = t_base @ np.linalg.inv(t_odom_base)
+    q = _quat_from_matrix(t[:3, :3])
+    return transform(truth.time, names.world_frame, names.frame(names.odom_frame), t[:3, 3], q)
+
+
+def _matrix(xyz: Iterable[float], q: tuple[float, float, float, float]) -> np.ndarray:
+    m = np.eye(4)
+    m[:3, :3] = frames.rotation_matrix(q)
+    m[:3, 3] = list(xyz)
+    return m
+
+
+def _quat_from_matrix(rot: np.ndarray) -> tuple[float, float, float, float]:
+    import transforms3d
+
+    w, x, y, z = transforms3d.quaternions.mat2quat(rot)
+    return (float(x), float(y), float(z), float(w))
+
+
+def imu(r: rd.InsReading, names: RobotNames) -> Imu:
+    """sensor_msgs/Imu: INS attitude (relative to the world frame), body rates, specific force."""
+    msg = Imu()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(r.frame)
+    msg.orientation = _quat(frames.quaternion_from_euler(r.rpy))
+    msg.orientation_covariance = _diag3(float(r.orientation_variance))
+    av = msg.angular_velocity
+    av.x, av.y, av.z = (float(v) for v in r.angular_velocity)
+    msg.angular_velocity_covariance = _diag3(float(r.angular_velocity_variance))
+    la = msg.linear_acceleration
+    la.x, la.y, la.z = (float(v) for v in r.linear_acceleration)
+    msg.linear_acceleration_covariance = _diag3(float(r.linear_acceleration_variance))
+    return msg
+
+
+def ins_odometry(r: rd.InsReading, names: RobotNames) -> Odometry:
+    """The INS pose estimate as nav_msgs/Odometry in the world frame (twist: body rates only)."""
+    msg = Odometry()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.world_frame
+    msg.child_frame_id = names.frame(names.base_frame)
+    p = msg.pose.pose.position
+    p.x, p.y, p.z = (float(v) for v in r.position)
+    msg.pose.pose.orientation = _quat(frames.quaternion_from_euler(r.rpy))
+    pv, ov = float(r.position_variance), float(r.orientation_variance)
+    msg.pose.covariance = _diag6((pv, pv, pv, ov, ov, ov))
+    a = msg.twist.twist.angular
+    a.x, a.y, a.z = (float(v) for v in r.angular_velocity)
+    wv = float(r.angular_velocity_variance)
+    msg.twist.covariance = _diag6((UNMEASURED, UNMEASURED, UNMEASURED, wv, wv, wv))
+    return msg
+
+
+def _ins(r: rd.InsReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic("imu/data"), imu(r, names)), (names.topic("ins/odom"), ins_odometry(r, names))]
+
+
+def nav_sat_fix(r: rd.GpsReading, names: RobotNames) -> NavSatFix:
+    """sensor_msgs/NavSatFix: status from the fix, diagonal covariance from the noise model's sigma."""
+    msg = NavSatFix()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(r.frame)
+    msg.status.status = NavSatStatus.STATUS_FIX if r.fix else NavSatStatus.STATUS_NO_FIX
+    msg.status.service = NavSatStatus.SERVICE_GPS
+    msg.latitude, msg.longitude, msg.altitude = float(r.latitude), float(r.longitude), float(r.altitude)
+    var = float(r.horizontal_sigma) ** 2
+    # the model does not noise altitude; report the horizontal variance there too rather than a false zero
+    msg.position_covariance = _diag3(var)
+    msg.position_covariance_type = NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
+    return msg
+
+
+def _gps(r: rd.GpsReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic("gps/fix"), nav_sat_fix(r, names)),
+            (names.topic("gps/satellites"), UInt8(data=max(0, min(255, int(r.satellites)))))]
+
+
+def image(r: rd.CameraImage, names: RobotNames) -> Image:
+    """sensor_msgs/Image (rgb8) in the camera's optical frame."""
+    msg = Image()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(r.frame + OPTICAL_SUFFIX)
+    msg.height, msg.width = int(r.height), int(r.width)
+    msg.encoding = "rgb8"
+    msg.is_bigendian = 0
+    msg.step = 3 * int(r.width)
+    msg.data = r.rgb
+    return msg
+
+
+def camera_info(r: rd.CameraImage, names: RobotNames) -> CameraInfo:
+    """sensor_msgs/CameraInfo of an ideal pinhole with the image's horizontal FOV (square pixels)."""
+    msg = CameraInfo()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(r.frame + OPTICAL_SUFFIX)
+    msg.height, msg.width = int(r.height), int(r.width)
+    f = (r.width / 2.0) / math.tan(r.horizontal_fov / 2.0)
+    cx, cy = r.width / 2.0, r.height / 2.0
+    msg.distortion_model = "plumb_bob"
+    msg.d = [0.0] * 5
+    msg.k = [f, 0.0, cx, 0.0, f, cy, 0.0, 0.0, 1.0]
+    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    msg.p = [f, 0.0, cx, 0.0, 0.0, f, cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    return msg
+
+
+def _camera(r: rd.CameraImage, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.sensor_topic("camera", r.sensor, "image_raw"), image(r, names)),
+            (names.sensor_topic("camera", r.sensor, "camera_info"), camera_info(r, names))]
+
+
+def joint_state(r: rd.JointStateReading) -> JointState:
+    """sensor_msgs/JointState (joint names are URDF names, never prefixed)."""
+    msg = JointState()
+    msg.header.stamp = stamp(r.time)
+    msg.name = list(r.names)
+    msg.position = array.array("d", r.positions)
+    msg.velocity = array.array("d", r.velocities)
+    msg.effort = array.array("d", r.efforts)
+    return msg
+
+
+def joint_transforms(r: rd.JointStateReading, names: RobotNames) -> list[TransformStamped]:
+    """/tf of every movable joint in ``names.joints`` at the reading's positions."""
+    positions = dict(zip(r.names, r.positions))
+    out = []
+    for joint in names.joints:
+        if joint.movable and joint.name in positions:
+            xyz, q = joint.transform(positions[joint.name])
+            out.append(transform(r.time, names.frame(joint.parent), names.frame(joint.child), xyz, q))
+    return out
+
+
+def _joint_state(r: rd.JointStateReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic("joint_states"), joint_state(r)), *tf_messages(joint_transforms(r, names))]
+
+
+def battery_state(r: rd.RobotState, names: RobotNames) -> BatteryState:
+    """sensor_msgs/BatteryState: percentage = time left / battery life; electrical values unknown (NaN)."""
+    msg = BatteryState()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(r.frame)
+    nan = math.nan
+    msg.voltage = msg.temperature = msg.current = msg.charge = msg.capacity = msg.design_capacity = nan
+    msg.percentage = float(r.battery / r.battery_life) if r.battery_life > 0 else nan
+    msg.power_supply_status = (BatteryState.POWER_SUPPLY_STATUS_DISCHARGING if r.battery > 0
+                               else BatteryState.POWER_SUPPLY_STATUS_NOT_CHARGING)
+    msg.power_supply_health = BatteryState.POWER_SUPPLY_HEALTH_GOOD if r.battery > 0 else BatteryState.POWER_SUPPLY_HEALTH_DEAD
+    msg.power_supply_technology = BatteryState.POWER_SUPPLY_TECHNOLOGY_UNKNOWN
+    msg.present = True
+    return msg
+
+
+def _robot_state(r: rd.RobotState, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic("battery/state"), battery_state(r, names))]
+
+
+def point_cloud(r: rd.PointCloudReading, names: RobotNames) -> PointCloud2:
+    """sensor_msgs/PointCloud2 (x, y, z float32), organised rows x columns; no return -> NaN point."""
+    pts = np.asarray(r.points, dtype=np.float32).reshape(-1, 3)
+    ranges = np.asarray(r.ranges, dtype=np.float32)
+    if len(ranges) == len(pts):
+        pts = pts.copy()
+        pts[ranges >= np.float32(r.range_max)] = np.nan
+    msg = PointCloud2()
+    msg.header.stamp = stamp(r.time)
+    msg.header.frame_id = names.frame(r.frame)
+    organised = r.rows > 0 and r.columns > 0 and r.rows * r.columns == len(pts)
+    msg.height, msg.width = (r.rows, r.columns) if organised else (1, len(pts))
+    msg.fields = [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+                  for i, n in enumerate("xyz")]
+    msg.is_bigendian = False
+    msg.point_step = 12
+    msg.row_step = 12 * msg.width
+    msg.is_dense = not bool(np.isnan(pts).any())
+    msg.data = pts.astype("<f4").tobytes()
+    return msg
+
+
+def _points(r: rd.PointCloudReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.sensor_topic("points", r.sensor), point_cloud(r, names))]
+
+
+def json_string(r: rd.Reading) -> String:
+    """std_msgs/String carrying the reading as JSON (the ``usarsim run`` line), for types ROS has no message for."""
+    return String(data=json.dumps(r.to_dict(), separators=(",", ":"), default=str))
+
+
+def _json(kind: str) -> Callable[[rd.Reading, RobotNames], list[tuple[str, Any]]]:
+    def convert(r: rd.Reading, names: RobotNames) -> list[tuple[str, Any]]:
+        return [(names.topic(f"{kind}/{r.sensor}"), json_string(r))]
+    return convert
+
+
+def _touch(r: rd.TouchReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic(f"touch/{r.sensor}"), Bool(data=bool(r.touched)))]
+
+
+def _human_motion(r: rd.HumanMotionReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic(f"human_motion/{r.sensor}"), Float32(data=float(r.probability)))]
+
+
+def _sound(r: rd.SoundReading, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic(f"sound/{r.sensor}"), Float32MultiArray(data=[float(r.loudness), float(r.duration)]))]
+
+
+def _nothing(r: rd.Reading, names: RobotNames) -> list[tuple[str, Any]]:
+    return []
+
+
+_CONVERTERS: dict[type, Callable[[Any, RobotNames], list[tuple[str, Any]]]] = {
+    rd.RangeScan: _scan,
+    rd.RangeReading: _range,
+    rd.OdometryReading: _odometry,
+    rd.GroundTruthReading: _ground_truth,
+    rd.InsReading: _ins,
+    rd.GpsReading: _gps,
+    rd.CameraImage: _camera,
+    rd.JointStateReading: _joint_state,
+    rd.RobotState: _robot_state,
+    rd.PointCloudReading: _points,
+    rd.TouchReading: _touch,
+    rd.HumanMotionReading: _human_motion,
+    rd.SoundReading: _sound,
+    rd.RfidReading: _json("rfid"),
+    rd.VictimReading: _json("victim"),
+    # covered by joint_states (encoders read the same joints; packages are joint groups)
+    rd.EncoderReading: _nothing,
+    rd.MissionPackageState: _nothing,
+}
+
+
+def supported(reading_type: type) -> bool:
+    """True when ``reading_to_messages`` knows the reading type."""
+    return any(issubclass(reading_type, t) for t in _CONVERTERS)
+
+
+def reading_to_messages(reading: rd.Reading, names: RobotNames) -> list[tuple[str, Any]]:
+    """(topic, message) pairs for one reading; [] for types with no ROS form."""
+    convert = _CONVERTERS.get(type(reading))
+    if convert is None:
+        for cls, fn in _CONVERTERS.items():
+            if isinstance(reading, cls):
+                convert = fn
+                break
+        else:
+            return []
+    return convert(reading, names)
+
+
+_SENSOR_TOPICS: dict[str, Callable[[RobotNames, str], list[tuple[str, type]]]] = {
+    "RangeScanner": lambda n, s: [(n.sensor_topic("scan", s), LaserScan)],
+    "IRScanner": lambda n, s: [(n.sensor_topic("scan", s), LaserScan)],
+    "Sonar": lambda n, s: [(n.topic(f"sonar/{s}"), Range)],
+    "IR": lambda n, s: [(n.topic(f"ir/{s}"), Range)],
+    "Odometry": lambda n, s: [(n.topic("odom"), Odometry)],
+    "GroundTruth": lambda n, s: [(n.topic("ground_truth"), Odometry)],
+    "INS": lambda n, s: [(n.topic("imu/data"), Imu), (n.topic("ins/odom"), Odometry)],
+    "GPS": lambda n, s: [(n.topic("gps/fix"), NavSatFix), (n.topic("gps/satellites"), UInt8)],
+    "Camera": lambda n, s: [(n.sensor_topic("camera", s, "image_raw"), Image),
+                            (n.sensor_topic("camera", s, "camera_info"), CameraInfo)],
+    "RangeScanner3D": lambda n, s: [(n.sensor_topic("points", s), PointCloud2)],
+    "RangeImager": lambda n, s: [(n.sensor_topic("points", s), PointCloud2)],
+    "Touch": lambda n, s: [(n.topic(f"touch/{s}"), Bool)],
+    "HumanMotion": lambda n, s: [(n.topic(f"human_motion/{s}"), Float32)],
+    "Sound": lambda n, s: [(n.topic(f"sound/{s}"), Float32MultiArray)],
+    "RFID": lambda n, s: [(n.topic(f"rfid/{s}"), String)],
+    "VictSensor": lambda n, s: [(n.topic(f"victim/{s}"), String)],
+}
+
+
+def expected_topics(spec: "RobotSpec", names: RobotNames) -> list[tuple[str, type]]:
+    """(topic, message type) of every per-robot stream a robot of class ``spec`` publishes (TF excluded)."""
+    out: list[tuple[str, type]] = [(names.topic("battery/state"), BatteryState)]
+    if any(j.movable for j in names.joints):
+        out.append((names.topic("joint_states"), JointState))
+    for sensor in spec.sensors:
+        if sensor.type == "GroundTruth" and not spec.ground_truth:
+            continue
+        for pair in _SENSOR_TOPICS.get(sensor.type, lambda n, s: [])(names, sensor.name):
+            if pair not in out:
+                out.append(pair)
+    return out
+
+
+def static_transforms(names: RobotNames, t: float = 0.0) -> list[TransformStamped]:
+    """Fixed joints of the robot (sensor mounts, optical frames) for /tf_static."""
+    out = []
+    for joint in names.joints:
+        if not joint.movable:
+            xyz, q = joint.transform()
+            out.append(transform(t, names.frame(joint.parent), names.frame(joint.child), xyz, q))
+    return out
+
+
+def initial_joint_transforms(names: RobotNames, t: float = 0.0) -> list[TransformStamped]:
+    """Movable joints at position zero (so the tree is complete before the first joint state)."""
+    out = []
+    for joint in names.joints:
+        if joint.movable:
+            xyz, q = joint.transform(0.0)
+            out.append(transform(t, names.frame(joint.parent), names.frame(joint.child), xyz, q))
+    return out
+
+
+__all__ = ["CLOCK_TOPIC", "HAVE_TF", "RobotNames", "TF_STATIC_TOPIC", "TF_TOPIC", "UNMEASURED", "battery_state",
+           "camera_info", "clock_message", "expected_topics", "ground_truth", "image", "imu", "ins_odometry", "joint_state",
+           "joint_transforms", "json_string", "laser_scan", "map_to_odom", "nav_sat_fix", "odom_transform",
+           "odometry", "point_cloud", "range_message", "reading_to_messages", "stamp", "static_transforms",
+           "supported", "tf_messages", "transform"]

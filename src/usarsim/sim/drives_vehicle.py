@@ -1,0 +1,258 @@
+"""Drive models for car-like (Ackermann) and rotary-wing (aerial) vehicles.
+
+Registered for ``drive.type`` ``ackermann`` and ``aerial`` (spec
+worlds-and-robots.md b.4, protocol.md §3.2.2 and §3.2.4). Commands are the
+core's REP-103 ones: positive steer and yaw rate turn left, lateral velocity
+is positive to the left, altitude velocity positive up.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pybullet as p
+
+from usarsim.sim.body import BodySpec
+from usarsim.sim.catalogue import DriveSpec
+from usarsim.sim.commands import AckermannDrive, AerialDrive, Command
+from usarsim.sim.drives import Drive, bicycle_steer, clamp, denormalize, register_drive
+
+if TYPE_CHECKING:
+    from usarsim.sim.robot import Robot
+
+# Steering actuator speed at the wheel (rad/s). The seeds give only Karma's
+# SteerSpeed in engine units; a car's steering rack turns the wheels ~35 deg in ~0.5 s.
+STEER_RATE = 1.5
+
+
+def twist_to_ackermann(linear: float, angular: float, spec: DriveSpec) -> tuple[float, float]:
+    """(v m/s, omega rad/s +left) -> (powered-wheel spin rad/s, front steer rad) with the bicycle model."""
+    speed = clamp(linear / spec.wheel_radius, spec.max_wheel_speed) if spec.wheel_radius > 0 else 0.0
+    return speed, bicycle_steer(linear, angular, spec.wheelbase, spec.max_front_steer)
+
+
+def wheel_positions(body: BodySpec) -> dict[str, tuple[float, float, float]]:
+    """Wheel-centre positions in base_link at zero joint angles (parent offsets summed)."""
+    links = {link.name: link for link in body.links}
+
+    def origin(name: str) -> np.ndarray:
+        if name == "base_link" or name not in links:
+            return np.zeros(3)
+        return origin(links[name].parent) + np.array(links[name].xyz)
+
+    return {w.joint: tuple(float(v) for v in origin(w.parent) + np.array(w.xyz)) for w in body.wheels}
+
+
+def ackermann_geometry(wheels: dict[str, tuple[float, float]], front: set[str], rear: set[str],
+                       front_steer: float, rear_steer: float) -> dict[str, tuple[float, float]]:
+    """Per wheel: (steer angle rad, spin ratio to the reference point) for bicycle angles.
+
+    The instantaneous centre of rotation is where the normals of the (virtual,
+    centre-line) front and rear wheels cross; every wheel then points
+    perpendicular to its own radius, and spins in proportion to it. The
+    reference point is the centre-line point nearest that centre (the rear
+    axle centre for front-only steering), so ``Speed`` is its wheel spin.
+    """
+    xs_f = [wheels[j][0] for j in wheels if j in front] or [max(x for x, _ in wheels.values())]
+    xs_r = [wheels[j][0] for j in wheels if j not in front] or [min(x for x, _ in wheels.values())]
+    x_f, x_r = sum(xs_f) / len(xs_f), sum(xs_r) / len(xs_r)
+    det = math.sin(rear_steer - front_steer)
+    out: dict[str, tuple[float, float]] = {}
+    if abs(det) < 1e-6:  # straight or crab motion: all wheels parallel, same speed
+        for j in wheels:
+            angle = front_steer if j in front else rear_steer if j in rear else 0.0
+            out[j] = (angle, 1.0)
+        return out
+    # Solve (x - x_f) cos df + y sin df = 0 and the same for the rear axle.
+    cf, sf, cr, sr = math.cos(front_steer), math.sin(front_steer), math.cos(rear_steer), math.sin(rear_steer)
+    bf, br = x_f * cf, x_r * cr
+    cx = (bf * sr - sf * br) / det
+    cy = (cf * br - cr * bf) / det
+    for j, (x, y) in wheels.items():
+        steered = j in front or j in rear
+        angle = math.atan((x - cx) / (cy - y)) if steered and abs(cy - y) > 1e-9 else 0.0
+        out[j] = (angle, math.hypot(x - cx, y - cy) / abs(cy))
+    return out
+
+
+class AckermannSteerDrive(Drive):
+    """Car-like vehicles: powered wheels by velocity motors, steer knuckles by position motors."""
+
+    accepts = (AckermannDrive,)
+
+    def __init__(self, robot: "Robot") -> None:
+        super().__init__(robot)
+        spec = self.spec
+        names = list(dict.fromkeys(spec.left_wheels + spec.right_wheels + spec.powered_wheels))
+        positions = wheel_positions(robot.spec.body)
+        self.wheels = {j: positions[j][:2] for j in names if j in positions}
+        self.powered = spec.powered_wheels or names
+        self.front_steer_joints = [robot.joint_index(j) for j in spec.front_steer_joints]
+        self.rear_steer_joints = [robot.joint_index(j) for j in spec.rear_steer_joints]
+        # A steer knuckle carries the wheel below it: map knuckle joint -> its wheel joint.
+        by_link = {w.parent: w.joint for w in robot.spec.body.wheels}
+        joint_to_link = {link.joint_name: link.name for link in robot.spec.body.links}
+        self._knuckle_wheel = {j: by_link.get(joint_to_link.get(j, ""), "")
+                               for j in spec.front_steer_joints + spec.rear_steer_joints}
+        self.front_wheels = {self._knuckle_wheel[j] for j in spec.front_steer_joints}
+        self.rear_wheels = {self._knuckle_wheel[j] for j in spec.rear_steer_joints}
+        client, body = robot.client, robot.body_id
+        for j in names:
+            if j not in self.powered:  # free-rolling wheels
+                p.setJointMotorControl2(body, robot.joint_index(j), p.VELOCITY_CONTROL, force=0.0,
+                                        physicsClientId=client)
+        self.command = (0.0, 0.0, 0.0)
+        self._send()
+
+    def apply(self, cmd: Command) -> None:
+        if not isinstance(cmd, AckermannDrive):
+            super().apply(cmd)
+            return
+        s = self.spec
+        if cmd.normalized:
+            self.command = (denormalize(cmd.speed, s.max_wheel_speed), denormalize(cmd.front_steer, s.max_front_steer),
+                            denormalize(cmd.rear_steer, s.max_rear_steer))
+        else:
+            self.command = (clamp(cmd.speed, s.max_wheel_speed), clamp(cmd.front_steer, s.max_front_steer),
+                            clamp(cmd.rear_steer, s.max_rear_steer))
+        self._send()
+
+    def stop(self) -> None:
+        self.command = (0.0, self.command[1], self.command[2])
+        self._send()
+
+    def wheel_targets(self) -> dict[str, tuple[float, float]]:
+        """Per wheel joint: (steer angle, spin rad/s) for the current command."""
+        speed, front, rear = self.command
+        geometry = ackermann_geometry(self.wheels, self.front_wheels, self.rear_wheels, front, rear)
+        return {j: (angle, speed * ratio) for j, (angle, ratio) in geometry.items()}
+
+    def _send(self) -> None:
+        client, body, robot = self.robot.client, self.robot.body_id, self.robot
+        targets = self.wheel_targets()
+        powered = [j for j in self.powered if j in targets]
+        p.setJointMotorControlArray(body, [robot.joint_index(j) for j in powered], p.VELOCITY_CONTROL,
+                                    targetVelocities=[targets[j][1] for j in powered],
+                                    forces=[self.spec.max_torque] * len(powered), physicsClientId=client)
+        for joint_name in self.spec.front_steer_joints + self.spec.rear_steer_joints:
+            wheel = self._knuckle_wheel[joint_name]
+            angle = targets[wheel][0] if wheel in targets else 0.0
+            p.setJointMotorControl2(body, robot.joint_index(joint_name), p.POSITION_CONTROL, targetPosition=angle,
+                                    maxVelocity=STEER_RATE, force=self.spec.max_torque * 4.0,
+                                    physicsClientId=client)
+
+    def steer_angles(self) -> tuple[float, float]:
+        """Current (front, rear) steer angles: the mean of each axle's knuckle angles."""
+        out = []
+        for joints in (self.front_steer_joints, self.rear_steer_joints):
+            if not joints:
+                out.append(0.0)
+                continue
+            states = p.getJointStates(self.robot.body_id, joints, physicsClientId=self.robot.client)
+            out.append(sum(s[0] for s in states) / len(states))
+        return out[0], out[1]
+
+    def power(self) -> float:
+        return self.spec.max_torque * abs(self.command[0]) * 0.05
+
+
+class RotaryWingDrive(Drive):
+    """Stabilised, velocity-controlled rotorcraft: external force and torque on the body.
+
+    Each tick the commanded body-frame velocities (yaw-aligned, so pitch and
+    roll of the airframe do not tilt the command) pass through a first-order
+    lag of ``response_time``; a proportional velocity loop plus gravity
+    compensation gives the thrust force, and a PD attitude loop keeps the
+    airframe level while tracking the yaw rate. With an empty battery the
+    rotors stop and the robot falls.
+    """
+
+    accepts = (AerialDrive,)
+    VELOCITY_GAIN = 4.0  # 1/s: velocity error -> acceleration
+    MAX_ACCELERATION = 8.0  # m/s^2 beyond gravity compensation
+    ATTITUDE_KP = 60.0  # 1/s^2
+    ATTITUDE_KD = 14.0  # 1/s
+    YAW_GAIN = 8.0  # 1/s
+
+    def __init__(self, robot: "Robot") -> None:
+        super().__init__(robot)
+        client, body = robot.client, robot.body_id
+        links = list(range(p.getNumJoints(body, physicsClientId=client)))
+        masses = [p.getDynamicsInfo(body, i, physicsClientId=client)[0] for i in [-1, *links]]
+        self.mass = float(sum(masses))
+        for i in [-1, *links]:
+            # PyBullet's default damping is quadratic in speed for multibodies; the flight
+            # controller stands for the airframe's own drag compensation, so none is added.
+            p.changeDynamics(body, i, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
+        # Thrust acts through the whole robot's centre of mass (else the camera's weight pitches
+        # the airframe): its offset from the base's, in the base frame, taken at spawn.
+        base = robot.base
+        com = masses[0] * base.position
+        for mass, state in zip(masses[1:], p.getLinkStates(body, links, physicsClientId=client) if links else []):
+            com = com + mass * np.array(state[0])
+        self.com_offset = base.rotation.T @ (com / self.mass - base.position)
+        inertia = p.getDynamicsInfo(body, -1, physicsClientId=client)[2]
+        self.inertia = (max(inertia[0], inertia[1]), max(inertia[0], inertia[1]), inertia[2])
+        self.command = np.zeros(4)  # forward, left, up (m/s), yaw rate (rad/s)
+        self.reference = np.zeros(4)
+        self.thrust = 0.0
+
+    def apply(self, cmd: Command) -> None:
+        if not isinstance(cmd, AerialDrive):
+            super().apply(cmd)
+            return
+        s = self.spec
+        limits = (s.max_linear_speed, s.max_lateral_speed, s.max_altitude_speed, s.max_yaw_rate)
+        values = (cmd.linear, cmd.lateral, cmd.altitude, cmd.yaw_rate)
+        convert = denormalize if cmd.normalized else clamp
+        self.command = np.array([convert(v, lim) for v, lim in zip(values, limits)])
+
+    def stop(self) -> None:
+        self.command = np.zeros(4)
+
+    def update(self, dt: float) -> None:
+        robot = self.robot
+        if robot.battery_left() <= 0.0:
+            self.thrust = 0.0
+            return
+        tau = max(self.spec.response_time, dt)
+        self.reference += (self.command - self.reference) * min(1.0, dt / tau)
+        fwd, left, up, yaw_rate = self.reference.tolist()
+        base = robot.base
+        rot = base.rotation
+        (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = rot.tolist()
+        yaw = math.atan2(r10, r00)
+        c, s = math.cos(yaw), math.sin(yaw)
+        vx, vy, vz = base.linear_velocity.tolist()
+        k = self.VELOCITY_GAIN
+        ax, ay, az = k * (c * fwd - s * left - vx), k * (s * fwd + c * left - vy), k * (up - vz)
+        norm = math.sqrt(ax * ax + ay * ay + az * az)
+        if norm > self.MAX_ACCELERATION:
+            scale = self.MAX_ACCELERATION / norm
+            ax, ay, az = ax * scale, ay * scale, az * scale
+        m = self.mass
+        force = (m * ax, m * ay, m * (az - robot.env.gravity))
+        self.thrust = math.sqrt(force[0] ** 2 + force[1] ** 2 + force[2] ** 2)
+        ox, oy, oz = self.com_offset.tolist()
+        px, py, pz = base.position.tolist()
+        at = (px + r00 * ox + r01 * oy + r02 * oz, py + r10 * ox + r11 * oy + r12 * oz,
+              pz + r20 * ox + r21 * oy + r22 * oz)
+        client, body = robot.client, robot.body_id
+        p.applyExternalForce(body, -1, force, at, p.WORLD_FRAME, physicsClientId=client)
+        # Level the airframe: turn body z (third column) onto world z; track the yaw rate.
+        wx, wy, wz = base.angular_velocity.tolist()
+        kp, kd = self.ATTITUDE_KP, self.ATTITUDE_KD
+        ixx, iyy, izz = self.inertia
+        torque = (ixx * (kp * r12 - kd * wx), iyy * (-kp * r02 - kd * wy), izz * self.YAW_GAIN * (yaw_rate - wz))
+        p.applyExternalTorque(body, -1, torque, p.WORLD_FRAME, physicsClientId=client)
+
+    def power(self) -> float:
+        return self.thrust * 5.0  # rough: ~50 W per kg-force of thrust for a small quad
+
+
+register_drive("ackermann", AckermannSteerDrive)
+register_drive("aerial", RotaryWingDrive)
+
+__all__ = ["AckermannSteerDrive", "RotaryWingDrive", "STEER_RATE", "ackermann_geometry", "twist_to_ackermann",
+           "wheel_positions"]

@@ -1,0 +1,79 @@
+"""The launch files load under launch_ros and produce a correctly parameterised bridge node."""
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("launch_ros")
+
+from launch import LaunchContext  # noqa: E402
+from launch.actions import DeclareLaunchArgument, OpaqueFunction  # noqa: E402
+from launch.launch_description_sources import get_launch_description_from_python_launch_file  # noqa: E402
+from launch_ros.actions import Node  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def ament_index(tmp_path, monkeypatch):
+    """Make this checkout the share directory of package 'usarsim' (as colcon install would)."""
+    index = tmp_path / "share" / "ament_index" / "resource_index" / "packages"
+    index.mkdir(parents=True)
+    (index / "usarsim").write_text("")
+    (tmp_path / "share" / "usarsim").symlink_to(ROOT)
+    monkeypatch.setenv("AMENT_PREFIX_PATH", f"{tmp_path}{os.pathsep}{os.environ.get('AMENT_PREFIX_PATH', '')}")
+
+
+def _expand(launch_file: str, **args: str) -> tuple[list[DeclareLaunchArgument], list[Node]]:
+    ld = get_launch_description_from_python_launch_file(str(ROOT / "launch" / launch_file))
+    context = LaunchContext()
+    declared = [e for e in ld.entities if isinstance(e, DeclareLaunchArgument)]
+    for arg in declared:
+        arg.visit(context)
+    context.launch_configurations.update(args)
+    nodes = []
+    for entity in ld.entities:
+        if isinstance(entity, OpaqueFunction):
+            nodes += [a for a in entity.execute(context) if isinstance(a, Node)]
+    for node in nodes:
+        node._perform_substitutions(context)  # evaluates parameters (types, files) as `ros2 launch` would
+    return declared, nodes
+
+
+class _Loader(yaml.SafeLoader):
+    """launch_ros dumps list parameters as !!python/tuple (rcl's parser ignores the tag)."""
+
+
+_Loader.add_constructor("tag:yaml.org,2002:python/tuple", lambda loader, node: loader.construct_sequence(node))
+
+
+def _params(node: Node) -> dict:
+    """The node's parameters as `ros2 launch` passes them: params files, later ones overriding."""
+    out: dict = {}
+    for path, is_file in node._Node__expanded_parameter_arguments:
+        assert is_file and Path(path).is_file(), path
+        for section in (yaml.load(Path(path).read_text(), Loader=_Loader) or {}).values():
+            out.update(section.get("ros__parameters", {}))
+    return out
+
+
+def test_arena_launch_arguments_and_node():
+    declared, nodes = _expand("arena.launch.py", world="red", robot="P2AT", name="scout", start="Start2",
+                              protocol="true", pacing="fast")
+    assert {a.name for a in declared} >= {"world", "robot", "name", "start", "rviz", "protocol", "pacing"}
+    bridge = next(n for n in nodes if n.node_executable == "usarsim_node")
+    assert bridge.node_package == "usarsim"
+    params = _params(bridge)
+    assert params["world"] == "red" and params["robots"] == ["scout:P2AT:Start2"]
+    assert params["pacing"] == "fast" and params["protocol"] is True
+    assert any(n.node_executable == "rviz2" for n in nodes)
+
+
+def test_multi_robot_launch_reads_the_yaml(tmp_path):
+    team = tmp_path / "team.yaml"
+    team.write_text("world: yellow\nrobots:\n  - {name: a, class: P2AT, start: Start1}\n"
+                    "  - {name: b, class: P2AT, start: [1.0, 2.0]}\n")
+    _, nodes = _expand("multi_robot.launch.py", robots_file=str(team))
+    params = _params(next(n for n in nodes if n.node_executable == "usarsim_node"))
+    assert params["robots"] == ["a:P2AT:Start1", "b:P2AT:1.0,2.0"] and params["frame_prefix"] == "{robot}/"

@@ -1,0 +1,379 @@
+"""End-to-end tests of the USARSim protocol server over real TCP sockets (127.0.0.1, ephemeral port)."""
+from __future__ import annotations
+
+import math
+import socket
+import time
+from typing import Callable
+
+import pytest
+
+from usarsim.protocol import grammar as g
+from usarsim.protocol.server import ProtocolServer
+from usarsim.sim.simulator import Simulator
+
+TIMEOUT = 10.0  # wall seconds for any single expectation
+
+
+class Client:
+    """Minimal line client with bounded waits."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.buf = b""
+
+    def send(self, data: str | bytes) -> None:
+        self.sock.sendall(data.encode("ascii") if isinstance(data, str) else data)
+
+    def line(self, timeout: float = TIMEOUT) -> str:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no line")
+            self.sock.settimeout(left)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            self.buf += chunk
+        raw, _, self.buf = self.buf.partition(b"\n")
+        assert raw.endswith(b"\r"), raw[:80]
+        return raw[:-1].decode("ascii")
+
+    def wait(self, pred: Callable[[str], bool], timeout: float = TIMEOUT) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("expected line never came")
+            line = self.line(left)
+            if pred(line):
+                return line
+
+    def reply(self, word: str, timeout: float = TIMEOUT) -> str:
+        """Next line that is not streamed data (STA/MISSTA/SEN)."""
+        return self.wait(lambda l: l.startswith(word + " ") or l.startswith("ERR "), timeout)
+
+    def init(self, text: str) -> None:
+        self.send(text + "\r\n")
+        self.wait(lambda l: l.startswith("STA ") or l.startswith("ERR "))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    sim = Simulator("yellow", pacing="fast", seed=1)
+    srv = ProtocolServer(sim, port=0, image_port=None)
+    srv.start()
+    yield srv
+    srv.stop()
+    sim.close()
+
+
+@pytest.fixture
+def client(server):
+    c = Client(server.port)
+    yield c
+    c.close()
+
+
+def _wait_removed(sim: Simulator, name: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while name in sim.robots:
+        assert time.monotonic() < deadline, f"{name} was not removed"
+        time.sleep(0.02)
+
+
+def test_nfo_on_connect_and_start_poses(client):
+    first = client.line()
+    assert first == "NFO {Gametype BotDeathMatch} {Level DM-USAR_yellow} {TimeLimit 0}"
+    client.send("GETSTARTPOSES\r\n")
+    poses = {p.tag: p for p in g.decode_start_poses(client.reply("NFO"))}
+    assert set(poses) == {"Start1", "Start2", "Start3", "Start4"}
+    # SAE world: y east = -core y, z down
+    assert poses["Start1"].location == pytest.approx((4.5, -1.9, 0.0))
+    assert poses["Start4"].rotation[2] == pytest.approx(-1.57, abs=0.01)
+
+
+def test_init_start_streams_sta_and_sensors(server, client):
+    client.line()
+    client.init("INIT {ClassName USARBot.P2AT} {Name Alpha} {Start Start1}")
+    assert "Alpha" in server.sim.robots
+    seen: dict[str, g.Message] = {}
+    wanted = {"STA", "MISSTA", "RangeScanner", "Odometry", "INS", "GPS", "Sonar"}
+    deadline = time.monotonic() + TIMEOUT
+    while not wanted <= set(seen) and time.monotonic() < deadline:
+        msg = g.parse_message(client.line())
+        key = msg.get("Type") if msg.type == "SEN" else msg.type
+        seen.setdefault(key, msg)
+    assert wanted <= set(seen), set(seen)
+    sta = seen["STA"]
+    assert sta.get("Type") == "GroundVehicle"
+    assert sta.get_float("Time") > 0 and sta.get_int("Battery") > 3000
+    assert sta.get_bool("LightToggle") is False
+    scan = seen["RangeScanner"]
+    ranges = scan.get_floats("Range")
+    assert len(ranges) == 181 and all(0.0 <= r <= 20.0 for r in ranges)
+    assert scan.get_float("FOV") == pytest.approx(math.pi, abs=0.01)
+    assert scan.get_float("Resolution") == pytest.approx(0.0174, abs=1e-4)
+    x, y, theta = seen["Odometry"].get_vector("Pose")
+    assert abs(x) < 0.2 and abs(y) < 0.2 and abs(theta) < 0.1
+    loc = seen["INS"].get_vector("Location")
+    assert loc[0] == pytest.approx(4.5, abs=0.3) and loc[1] == pytest.approx(-1.9, abs=0.3)
+    assert all(0.0 <= a < 2 * math.pi for a in seen["INS"].get_vector("Orientation"))
+    gps = seen["GPS"]
+    lat, lon = g.decode_gps(gps)
+    assert lat == pytest.approx(39.13, abs=0.01) and lon == pytest.approx(-77.22, abs=0.01)
+    assert gps.get_int("Fix") in (0, 1) and gps.get_int("Satellites") >= 0
+    assert len(g.decode_range_readings(seen["Sonar"])) == 16
+    assert seen["MISSTA"].get("Name") == "CameraPanTilt"
+
+
+def test_drive_forward_moves_robot(server, client):
+    client.line()
+    client.init("INIT {ClassName USARBot.P2AT} {Name Driver} {Start Start2}")
+    sim = server.sim
+    x0 = sim.ground_truth("Driver").position[0]
+    t0 = sim.time
+    client.send("DRIVE {Left 4} {Right 4}\r\n")
+    deadline = time.monotonic() + TIMEOUT
+    while sim.time < t0 + 2.0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    x1 = sim.ground_truth("Driver").position[0]
+    assert x1 - x0 > 0.3
+    client.send("DRIVE {Left 0} {Right 0} {Light true}\r\n")
+    sta = client.wait(lambda l: l.startswith("STA ") and "LightToggle True" in l)
+    assert "LightIntensity 100" in sta
+
+
+def test_init_with_location_and_rotation(server, client):
+    client.line()
+    # SAE: y = -1 east is core y = +1; yaw +0.5 (clockwise) is core yaw -0.5
+    client.init("INIT {ClassName USARBot.P2AT} {Name Placed} {Location 2.0,-1.5,0.0} {Rotation 0,0,0.5}")
+    truth = server.sim.ground_truth("Placed")
+    assert truth.position[0] == pytest.approx(2.0, abs=0.05)
+    assert truth.position[1] == pytest.approx(1.5, abs=0.05)
+    from usarsim import frames
+    assert frames.euler_from_quaternion(truth.orientation)[2] == pytest.approx(-0.5, abs=0.05)
+
+
+def test_default_name_and_second_init(server, client):
+    client.line()
+    client.init("INIT {ClassName USARBot.P2AT} {Location 3.0,-3.0,0}")
+    assert any(n.startswith("P2AT_") for n in server.sim.robots)
+    client.send("INIT {ClassName USARBot.P2AT} {Location 3.0,-5.0,0}\r\n")
+    err = client.reply("ERR")
+    assert err.startswith("ERR {Command INIT}") and "already" in err
+
+
+def test_geo_and_conf(client):
+    client.line()
+    client.init("INIT {ClassName USARBot.P2AT} {Name Geo} {Location 6,-1,0}")
+    client.send("GETGEO {Type Robot}\r\n")
+    geo = g.parse_message(client.reply("GEO"))
+    assert geo.get("Type") == "GroundVehicle"
+    assert geo.get_vector("Dimensions") == pytest.approx((0.5, 0.49, 0.26))
+    assert geo.get_float("WheelRadius") == pytest.approx(0.11)
+    client.send("GETCONF {Type Robot}\r\n")
+    conf = g.parse_message(client.reply("CONF"))
+    assert conf.get("SteeringType") == "SkidSteered" and conf.get_float("Mass") == pytest.approx(14.0)
+    client.send("GETGEO {Type Sonar}\r\n")
+    sonar = g.parse_message(client.reply("GEO"))
+    assert len(sonar.get_all("Name")) == 16
+    client.send("GETGEO {Type RangeScanner}\r\n")
+    scanner = g.parse_message(client.reply("GEO"))
+    assert scanner.get("Name") == "Scanner" and scanner.get_vector("Location")[2] < 0  # above base: z down
+    client.send("GETCONF {Type MisPkg}\r\n")
+    mis = g.parse_message(client.reply("CONF"))
+    assert mis.get("Name") == "CameraPanTilt" and mis.get_all("Link") == ("1", "2")
+    client.send("GETGEO {Type MisPkg}\r\n")
+    assert g.parse_message(client.reply("GEO")).get_all("ParentLink") == ("-1", "1")
+    client.send("GETCONF {Type Camera}\r\n")
+    cam = g.parse_message(client.reply("CONF"))
+    assert cam.get_float("CameraDefFov") > 0
+    client.send("GETGEO {Type NoSuchThing}\r\n")
+    assert client.reply("GEO").startswith("ERR {Command GETGEO}")
+
+
+def test_set_commands(client):
+    client.line()
+    client.init("INIT {ClassName USARBot.P2AT} {Name Setter} {Location 9,-5,0}")
+    client.send("SET {Type Odometry} {Name Odometry} {Opcode RESET} {Params 1}\r\n")
+    res = g.parse_message(client.reply("RES"))
+    assert (res.get("Type"), res.get("Name"), res.get("Status")) == ("Odometry", "Odometry", "OK")
+    client.send("SET {Type Sonar} {Name Nope} {Opcode RESET}\r\n")
+    assert g.parse_message(client.reply("RES")).get("Status") == "Failed"
+    client.send("SET {Type INS} {Name INS} {Opcode POSE} {Params 1,2,0,0,0,0.5}\r\n")
+    assert g.parse_message(client.reply("RES")).get("Status") == "OK"
+    ins = g.parse_message(client.wait(lambda l: l.startswith("SEN") and "{Type INS}" in l))
+    assert ins.get_vector("Location")[:2] == pytest.approx((1.0, 2.0), abs=0.3)
+    client.send("SET {Type INS} {Name INS} {Opcode POSE} {Params 1,2}\r\n")
+    assert g.parse_message(client.reply("RES")).get("Status") == "Failed"
+    client.send("SET {Type Camera} {Name Camera} {FOV 1}\r\n")
+    cam = g.parse_message(client.reply("RES"))
+    assert cam.get("Status") == "OK" and cam.get_float("FOV") == pytest.approx(1.0)
+    client.send("MISPKG {Name CameraPanTilt} {Link 2} {Value 0.3}\r\n")
+    missta = client.wait(lambda l: l.startswith("MISSTA") and "{Link 2} {Value 0.3" in l)
+    assert "CameraPanTilt" in missta
+    client.send("MISPKG {Name NoArm} {Link 1} {Value 0.3}\r\n")
+    assert client.reply("RES").startswith("ERR {Command MISPKG}")
+    client.send("DRIVE {Speed 1}\r\n")
+    assert "Ackermann" in client.reply("RES")
+
+
+def test_two_clients_and_disconnects(server):
+    a, b = Client(server.port), Client(server.port)
+    try:
+        a.line(), b.line()
+        a.init("INIT {ClassName USARBot.P2AT} {Name TwinA} {Location 1.5,-3.5,0}")
+        b.init("INIT {ClassName USARBot.P2AT} {Name TwinB} {Location 1.5,-6.0,0}")
+        assert {"TwinA", "TwinB"} <= set(server.sim.robots)
+        b.send("DRIVE {Left 2} {Ri")  # leaves mid-line
+        b.close()
+        _wait_removed(server.sim, "TwinB")
+        assert "TwinA" in server.sim.robots
+        a.wait(lambda l: l.startswith("STA "))
+        a.wait(lambda l: l.startswith("STA "))
+    finally:
+        a.close()
+    _wait_removed(server.sim, "TwinA")
+
+
+@pytest.mark.parametrize("bad, word", [
+    (b"DRIVE {Left 1\r\n", "DRIVE"),
+    (b"FOO {a b}\r\n", "FOO"),
+    (b"DRIVE {Left nan} {Right 1}\r\n", "DRIVE"),
+    (b"DRIVE {Left 1e999}\r\n", "DRIVE"),
+    (b"DRIVE {Left \xff\xfe}\r\n", "DRIVE"),
+    (b"\xc3\x28\xa0\r\n", "UNKNOWN"),
+    (b"GETGEO\r\n", "GETGEO"),
+    (b"INIT {ClassName USARBot.NoSuchBot} {Location 1,1,0}\r\n", "INIT"),
+])
+def test_bad_input_gets_err_and_others_keep_going(server, bad, word):
+    good, evil = Client(server.port), Client(server.port)
+    try:
+        good.line(), evil.line()
+        good.init("INIT {ClassName USARBot.P2AT} {Location 11,-1,0}")
+        evil.send(bad)
+        err = evil.reply("ERR")
+        assert err.startswith(f"ERR {{Command {word}}} {{Reason ")
+        evil.send("GETSTARTPOSES\r\n")  # the connection is still usable
+        assert evil.reply("NFO").startswith("NFO {StartPoses 4}")
+        good.wait(lambda l: l.startswith("STA "))
+    finally:
+        good.close()
+        evil.close()
+
+
+def test_huge_line_without_newline(server):
+    good, evil = Client(server.port), Client(server.port)
+    try:
+        good.line(), evil.line()
+        good.init("INIT {ClassName USARBot.P2AT} {Location 11,-3,0}")
+        evil.send(b"DRIVE " + b"x" * (1 << 20))
+        err = evil.reply("ERR")
+        assert "newline" in err
+        good.wait(lambda l: l.startswith("STA "))
+        evil.send(b"tail of the long line\r\nGETSTARTPOSES\r\n")
+        assert evil.reply("NFO").startswith("NFO {StartPoses")
+    finally:
+        good.close()
+        evil.close()
+
+
+def test_command_before_init(client):
+    client.line()
+    client.send("DRIVE {Left 1} {Right 1}\r\n")
+    assert "INIT" in client.reply("ERR")
+
+
+def test_slow_client_does_not_block(server):
+    slow, fast = Client(server.port), Client(server.port)
+    try:
+        slow.line(), fast.line()
+        slow.init("INIT {ClassName USARBot.P2AT} {Location 8,-8,0}")
+        fast.init("INIT {ClassName USARBot.P2AT} {Location 10,-8,0}")
+        t0 = server.sim.time
+        deadline = time.monotonic() + TIMEOUT
+        while server.sim.time < t0 + 8.0 and time.monotonic() < deadline:  # slow reads nothing
+            fast.line()
+        assert server.sim.time >= t0 + 8.0
+        slow.send("GETSTARTPOSES\r\n")
+        assert slow.reply("NFO").startswith("NFO {StartPoses")  # replies are never dropped
+    finally:
+        slow.close()
+        fast.close()
+
+
+def test_ephemeral_port_and_restart():
+    sim = Simulator("empty", pacing="realtime")
+    try:
+        with ProtocolServer(sim, port=0, image_port=None) as srv:
+            assert srv.port > 0
+            c = Client(srv.port)
+            assert c.line().startswith("NFO {Gametype BotDeathMatch}")
+            c.close()
+    finally:
+        sim.close()
+
+
+def test_queue_drops_oldest_sen_first():
+    import asyncio
+    from types import SimpleNamespace
+
+    from usarsim.protocol.server import _Connection
+
+    async def run() -> None:
+        fake_writer = SimpleNamespace(get_extra_info=lambda key: ("test", 0))
+        owner = SimpleNamespace(queue_size=3, _pending=0)
+        conn = _Connection(owner, None, fake_writer, 1)  # type: ignore[arg-type]
+        conn.send("STA", "STA 1")
+        conn.send("SEN", "SEN 1")
+        conn.send("SEN", "SEN 2")
+        conn.send("SEN", "SEN 3")  # full: SEN 1 goes
+        conn.send("RES", "RES 1")  # replies are never dropped
+        conn.send("STA", "STA 2")  # full: SEN 2 goes
+        assert [line for _, line in conn.queue] == ["STA 1", "SEN 3", "RES 1", "STA 2"]
+        assert conn.dropped == 2 and owner._pending == 4
+
+    asyncio.run(run())
+
+
+def test_lockstep_waits_for_the_client():
+    sim = Simulator("yellow", pacing="lockstep")
+    try:
+        with ProtocolServer(sim, port=0, image_port=None) as srv:
+            c = Client(srv.port)
+            c.line()
+            c.init("INIT {ClassName USARBot.P2AT} {Start Start1}")
+            times = []
+            while len(times) < 15:
+                line = c.line()
+                if line.startswith("STA "):
+                    times.append(g.parse_message(line).get_float("Time"))
+            gaps = [b - a for a, b in zip(times, times[1:])]
+            assert all(gap == pytest.approx(0.2, abs=0.011) for gap in gaps), gaps  # no STA dropped
+            assert srv.connections == 1
+            c.close()
+    finally:
+        sim.close()
+
+
+def test_image_server_alongside_and_camera_selection():
+    sim = Simulator("empty", pacing="realtime")
+    try:
+        with ProtocolServer(sim, port=0, image_port=0) as srv:
+            assert srv.image_server is not None and srv.image_port == srv.image_server.port > 0
+            c = Client(srv.port)
+            c.line()
+            c.init("INIT {ClassName USARBot.P2AT} {Name Cam} {Location 0,0,0}")
+            c.send("SET {Type Camera} {Robot Cam} {Name Camera} {Client 10.0.0.2}\r\n")
+            assert g.parse_message(c.reply("RES")).get("Status") == "OK"
+            c.send("SET {Type Camera} {Robot Ghost} {Name Camera} {Client 10.0.0.2}\r\n")
+            assert g.parse_message(c.reply("RES")).get("Status") == "Failed"
+            c.close()
+        assert srv.image_server is None
+    finally:
+        sim.close()
