@@ -11,9 +11,13 @@ import socket
 import time
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from usarsim import frames
 from usarsim.protocol import grammar as g
+from usarsim.protocol import messages as pm
 from usarsim.protocol.server import ProtocolServer
+from usarsim.sim import readings as rd
 from usarsim.sim.simulator import Simulator
 
 TIMEOUT = 20.0
@@ -131,12 +135,6 @@ def test_forward_is_plus_x_and_a_right_turn_is_positive_yaw(robot):
 
 
 # --------------------------------------------------------------------------- pure: format then parse
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-from usarsim import frames  # noqa: E402
-from usarsim.protocol import messages as pm  # noqa: E402
-from usarsim.sim import readings as rd  # noqa: E402
 
 coord = st.floats(-1000, 1000, allow_nan=False)
 angle = st.floats(-20, 20, allow_nan=False)

@@ -241,9 +241,10 @@ class UsarsimNode(Node):
         except ImportError as exc:
             raise RuntimeError(f"protocol:=true needs usarsim.protocol.server, which cannot be imported: {exc}") from exc
         image_port = int(self._param("image_port"))
+        # the node owns stepping (paced loop, or ~/step in lockstep); the server only serves
         self._protocol = ProtocolServer(self.sim, self._param("protocol_host"), int(self._param("protocol_port")),
-                                        image_port if image_port > 0 else None)
-        self._protocol.start()  # also starts the simulator's paced loop
+                                        image_port if image_port > 0 else None, run_simulator=False)
+        self._protocol.start()
         self._log.info(f"text protocol on {self._param('protocol_host')}:{self._protocol.port}")
 
     # --- robots ----------------------------------------------------------------------------
