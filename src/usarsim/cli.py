@@ -12,7 +12,8 @@ from usarsim.config_loading import ConfigError
 from usarsim.sim.commands import CommandError
 
 
-def _drive_pair(text: str) -> tuple[float, float]:
+def parse_drive_pair(text: str) -> tuple[float, float]:
+    """argparse type of ``--drive LEFT,RIGHT`` (finite wheel speeds, rad/s)."""
     try:
         left, right = (float(v) for v in text.split(","))
     except ValueError:
@@ -110,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--pacing", choices=PACINGS, default="fast")
     run.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
-    run.add_argument("--drive", type=_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
+    run.add_argument("--drive", type=parse_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
                      help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")
     run.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
     run.add_argument("--camera", action="store_true", help="also render camera images (slow)")

@@ -231,16 +231,6 @@ def _positive(text: str) -> float:
     return value
 
 
-def _drive_pair(text: str) -> tuple[float, float]:
-    try:
-        left, right = (float(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LEFT,RIGHT (two numbers), got {text!r}") from None
-    if not (math.isfinite(left) and math.isfinite(right)):
-        raise argparse.ArgumentTypeError("drive values must be finite numbers")
-    return left, right
-
-
 def cmd_record(args: argparse.Namespace) -> int:
     """usarsim record: run a lockstep scenario into an MCAP rosbag2."""
     try:
@@ -269,6 +259,8 @@ _DESCRIPTION = ("Run a scenario in lockstep and write what the ROS bridge would 
 
 def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Register ``usarsim record`` on the ``usarsim`` command's subparsers."""
+    from usarsim.cli import parse_drive_pair  # the cli imports this module lazily: no cycle at import time
+
     rec = subparsers.add_parser("record", help="run a lockstep scenario and write an MCAP rosbag2 (no ROS graph)",
                                 description=_DESCRIPTION)
     rec.add_argument("--world", default="empty")
@@ -277,7 +269,7 @@ def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
     rec.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
     rec.add_argument("--seed", type=int, default=0)
     rec.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
-    rec.add_argument("--drive", type=_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
+    rec.add_argument("--drive", type=parse_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
                      help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")
     rec.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
     rec.add_argument("--clock-rate", type=_positive, default=DEFAULT_CLOCK_RATE, help="/clock messages per sim second")

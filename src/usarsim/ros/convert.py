@@ -18,7 +18,7 @@ import array
 import json
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from builtin_interfaces.msg import Time
@@ -217,15 +217,22 @@ def _odometry(r: rd.OdometryReading, names: RobotNames) -> list[tuple[str, Any]]
     return [(names.topic("odom"), odometry(r, names)), *tf_messages([odom_transform(r, names)])]
 
 
-def ground_truth(r: rd.GroundTruthReading, names: RobotNames) -> Odometry:
-    """nav_msgs/Odometry of the exact chassis pose in the world frame; twist in base_link."""
+def _world_odometry(time: float, names: RobotNames, position: Sequence[float],
+                    orientation: Sequence[float]) -> Odometry:
+    """Odometry header and pose of the chassis in the world frame."""
     msg = Odometry()
-    msg.header.stamp = stamp(r.time)
+    msg.header.stamp = stamp(time)
     msg.header.frame_id = names.world_frame
     msg.child_frame_id = names.frame(names.base_frame)
     p = msg.pose.pose.position
-    p.x, p.y, p.z = (float(v) for v in r.position)
-    msg.pose.pose.orientation = _quat(r.orientation)
+    p.x, p.y, p.z = (float(v) for v in position)
+    msg.pose.pose.orientation = _quat(orientation)
+    return msg
+
+
+def ground_truth(r: rd.GroundTruthReading, names: RobotNames) -> Odometry:
+    """nav_msgs/Odometry of the exact chassis pose in the world frame; twist in base_link."""
+    msg = _world_odometry(r.time, names, r.position, r.orientation)
     lin = _rotate_inverse(r.orientation, r.linear_velocity)
     ang = _rotate_inverse(r.orientation, r.angular_velocity)
     t = msg.twist.twist
@@ -290,13 +297,7 @@ def imu(r: rd.InsReading, names: RobotNames) -> Imu:
 
 def ins_odometry(r: rd.InsReading, names: RobotNames) -> Odometry:
     """The INS pose estimate as nav_msgs/Odometry in the world frame (twist: body rates only)."""
-    msg = Odometry()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.world_frame
-    msg.child_frame_id = names.frame(names.base_frame)
-    p = msg.pose.pose.position
-    p.x, p.y, p.z = (float(v) for v in r.position)
-    msg.pose.pose.orientation = _quat(frames.quaternion_from_euler(r.rpy))
+    msg = _world_odometry(r.time, names, r.position, frames.quaternion_from_euler(r.rpy))
     pv, ov = float(r.position_variance), float(r.orientation_variance)
     msg.pose.covariance = _diag6((pv, pv, pv, ov, ov, ov))
     a = msg.twist.twist.angular
