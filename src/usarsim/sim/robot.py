@@ -1,6 +1,7 @@
 """A spawned robot: its PyBullet body, drive, joint groups, sensors and state."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -183,13 +184,13 @@ class Robot:
         if fixed is None:
             raise CommandError(f"{self.spec.class_name} has no link '{link}'")
         parent_pos, parent_rot = self.link_pose(fixed.parent)
-        offset = frames.rotation_matrix(frames.quaternion_from_euler(fixed.rpy))
+        offset = _fixed_rotation(tuple(fixed.rpy))
         return parent_pos + parent_rot @ np.array(fixed.xyz), parent_rot @ offset
 
     def mount_pose(self, mount: Mount) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a device mounted at ``mount``."""
         parent_pos, parent_rot = self.link_pose(mount.parent)
-        offset = frames.rotation_matrix(frames.quaternion_from_euler(mount.rpy))
+        offset = _fixed_rotation(tuple(mount.rpy))
         return parent_pos + parent_rot @ np.array(mount.xyz), parent_rot @ offset
 
     # --- commands --------------------------------------------------------------------------
@@ -317,6 +318,14 @@ class Robot:
         self.next_state_time = now
         for s in self.sensors:
             s.on_spawned(now)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fixed_rotation(rpy: tuple[float, float, float]) -> np.ndarray:
+    """Rotation matrix of a constant mount orientation (sensors ask for it every reading)."""
+    rot = frames.rotation_matrix(frames.quaternion_from_euler(rpy))
+    rot.setflags(write=False)  # shared between callers
+    return rot
 
 
 def spawn_height(spec: RobotSpec, ground_z: float, clearance: float = 0.02) -> float:
