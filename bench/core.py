@@ -78,6 +78,14 @@ def run_raw(world: str, ticks: int) -> float:
     joints = {p.getJointInfo(body, i, physicsClientId=client)[1].decode(): i
               for i in range(p.getNumJoints(body, physicsClientId=client))}
     wheels = [joints[j] for j in spec.drive.left_wheels + spec.drive.right_wheels]
+    # the same contact and motor set-up as the simulator's robot (grippy wheels, free passive joints)
+    for index in wheels:
+        p.changeDynamics(body, index, lateralFriction=spec.body.wheel_friction,
+                         spinningFriction=spec.body.spinning_friction, rollingFriction=0.0, physicsClientId=client)
+    passive = [i for name, i in joints.items() if i not in wheels and p.getJointInfo(body, i, physicsClientId=client)[2]
+               != p.JOINT_FIXED and name not in {link.joint for g in spec.joint_groups for link in g.links}]
+    for index in passive:
+        p.setJointMotorControl2(body, index, p.VELOCITY_CONTROL, force=0.0, physicsClientId=client)
     p.setJointMotorControlArray(body, wheels, p.VELOCITY_CONTROL, targetVelocities=[2.0, 2.0, 1.6, 1.6],
                                 forces=[spec.drive.max_torque] * 4, physicsClientId=client)
     angles = -math.pi / 2 + 0.0174 * np.arange(181)

@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import pytest
+import transforms3d
 from hypothesis import given, strategies as st
 
 from usarsim import frames
@@ -70,6 +71,28 @@ def test_flipped_quaternion_is_flipped_euler(r, p, y):
     m1 = frames.rotation_matrix(frames.quaternion_from_euler(back))
     m2 = frames.rotation_matrix(frames.quaternion_from_euler(expected))
     assert np.allclose(m1, m2, atol=1e-9)
+
+
+angles = st.floats(-4.0, 4.0)
+
+
+@given(angles, angles, angles)
+def test_euler_quaternion_matrix_match_transforms3d(r, p, y):
+    w, x, qy, z = transforms3d.euler.euler2quat(r, p, y, "sxyz")
+    q = frames.quaternion_from_euler((r, p, y))
+    assert np.allclose(q, (x, qy, z, w), atol=1e-12)
+    assert np.allclose(frames.rotation_matrix(q), transforms3d.quaternions.quat2mat((w, x, qy, z)), atol=1e-12)
+    expected = transforms3d.euler.quat2euler((w, x, qy, z), "sxyz")
+    assert np.allclose(frames.euler_from_quaternion(q), expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("q", [(0.0, math.sqrt(0.5), 0.0, math.sqrt(0.5)),  # pitch +90 deg: gimbal lock
+                               (0.0, -math.sqrt(0.5), 0.0, math.sqrt(0.5)),
+                               (0.0, 0.0, 0.0, 0.0),  # degenerate: identity, as transforms3d
+                               (0.0, 0.0, 2.0, 0.0)])  # not normalised
+def test_euler_from_quaternion_edge_cases_match_transforms3d(q):
+    expected = transforms3d.euler.quat2euler((q[3], q[0], q[1], q[2]), "sxyz")
+    assert np.allclose(frames.euler_from_quaternion(q), expected, atol=1e-9)
 
 
 @given(st.floats(-50, 50))

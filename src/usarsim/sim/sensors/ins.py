@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import Any, Sequence
 
 from usarsim import frames
 from usarsim.sim.readings import InsReading
@@ -31,13 +29,25 @@ class InsParams(CommonParams):
     accel_sigma: float = 0.02  # m/s^2 on the reported acceleration
 
 
-def _wrap(angles: np.ndarray) -> np.ndarray:
-    """Wrap each angle to [-pi, pi)."""
-    return (angles + math.pi) % (2.0 * math.pi) - math.pi
+# The INS runs at 50 Hz on every robot, so its 3-vector arithmetic is plain Python floats:
+# NumPy's per-call overhead on length-3 arrays costs more than the arithmetic itself.
+Vec = list[float]
+Rows = Sequence[Sequence[float]]
 
 
-def _rpy_matrix(rpy: np.ndarray) -> np.ndarray:
-    return frames.rotation_matrix(frames.quaternion_from_euler(rpy))
+def _wrap(angle: float) -> float:
+    """Wrap an angle to [-pi, pi)."""
+    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def _rotate(rows: Rows, v: Vec) -> Vec:
+    """R @ v for a 3x3 matrix given by rows."""
+    return [r[0] * v[0] + r[1] * v[1] + r[2] * v[2] for r in rows]
+
+
+def _rotate_back(rows: Rows, v: Vec) -> Vec:
+    """R.T @ v for a 3x3 matrix given by rows."""
+    return [rows[0][i] * v[0] + rows[1][i] * v[1] + rows[2][i] * v[2] for i in range(3)]
 
 
 @register("INS")
@@ -48,52 +58,55 @@ class Ins(Sensor):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._bias_rot = np.zeros(3)
-        self._bias_pos = np.zeros(3)
+        self._bias_rot = [0.0, 0.0, 0.0]
+        self._bias_pos = [0.0, 0.0, 0.0]
         self.distance = 0.0
 
-    def _true(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _true(self) -> tuple[Vec, Vec, Rows]:
         base = self.robot.base
-        return base.position.copy(), np.array(frames.euler_from_quaternion(base.orientation)), base.rotation
+        return base.position.tolist(), list(frames.euler_from_quaternion(base.orientation)), base.rotation.tolist()
 
     def on_spawned(self, now: float) -> None:
         super().on_spawned(now)
         prm: InsParams = self.params  # type: ignore[assignment]
         self._prev_pos, self._prev_rpy, self._prev_rot = self._true()
-        self.est_pos = self._prev_pos.copy()
-        self.est_rpy = self._prev_rpy.copy()
-        self._prev_vel = self.robot.base.linear_velocity.copy()
-        self._prev_est_rpy = self.est_rpy.copy()
+        self.est_pos = list(self._prev_pos)
+        self.est_rpy = list(self._prev_rpy)
+        self._prev_vel = self.robot.base.linear_velocity.tolist()
         self._last_time = now
         if prm.drifting:
-            self._bias_rot = (self.rng.uniform(0, 1, 3) - 0.5) / prm.precision ** 2
-            self._bias_pos = (self.rng.uniform(0, 1, 3) - 0.5) / prm.precision
+            self._bias_rot = ((self.rng.uniform(0, 1, 3) - 0.5) / prm.precision ** 2).tolist()
+            self._bias_pos = ((self.rng.uniform(0, 1, 3) - 0.5) / prm.precision).tolist()
 
     def read(self, now: float) -> InsReading:
         prm: InsParams = self.params  # type: ignore[assignment]
+        sigma = prm.sigma
         pos, rpy, rot = self._true()
         # one draw per reading: rotation noise, position noise, gyro, accel (3 each)
-        z = self.rng.standard_normal(12)
-        d_rot = _wrap(rpy - self._prev_rpy)
-        self.est_rpy = _wrap(self.est_rpy + d_rot + d_rot * (self._bias_rot + prm.sigma * z[0:3]))
-        d_pos = pos - self._prev_pos
-        self.distance += math.sqrt(float(d_pos @ d_pos))
-        noisy = (self._prev_rot.T @ d_pos) * (1.0 + self._bias_pos + prm.sigma * z[3:6])
-        self.est_pos = self.est_pos + _rpy_matrix(self.est_rpy) @ noisy
+        z = self.rng.standard_normal(12).tolist()
+        for i in range(3):
+            d_rot = _wrap(rpy[i] - self._prev_rpy[i])
+            self.est_rpy[i] = _wrap(self.est_rpy[i] + d_rot + d_rot * (self._bias_rot[i] + sigma * z[i]))
+        d_pos = [pos[i] - self._prev_pos[i] for i in range(3)]
+        self.distance += math.sqrt(d_pos[0] ** 2 + d_pos[1] ** 2 + d_pos[2] ** 2)
+        body = _rotate_back(self._prev_rot, d_pos)
+        noisy = [body[i] * (1.0 + self._bias_pos[i] + sigma * z[3 + i]) for i in range(3)]
+        est_rot = frames.rotation_rows(frames.quaternion_from_euler(self.est_rpy))
+        self.est_pos = [e + d for e, d in zip(self.est_pos, _rotate(est_rot, noisy))]
         dt = max(now - self._last_time, 1e-9)
         base = self.robot.base
-        gyro = rot.T @ base.angular_velocity + prm.gyro_sigma * z[6:9]
-        accel_world = (base.linear_velocity - self._prev_vel) / dt
+        vel = base.linear_velocity.tolist()
+        gyro = [g + prm.gyro_sigma * n for g, n in zip(_rotate_back(rot, base.angular_velocity.tolist()), z[6:9])]
+        accel_world = [(v - v0) / dt for v, v0 in zip(vel, self._prev_vel)]
         accel_world[2] -= self.env.gravity
-        accel = rot.T @ accel_world + prm.accel_sigma * z[9:12]
+        accel = [a + prm.accel_sigma * n for a, n in zip(_rotate_back(rot, accel_world), z[9:12])]
         self._prev_pos, self._prev_rpy, self._prev_rot = pos, rpy, rot
-        self._prev_vel = base.linear_velocity.copy()
+        self._prev_vel = vel
         self._last_time = now
-        pos_sigma = prm.sigma * self.distance + 1e-3
-        return InsReading(**self.header(now), position=tuple(self.est_pos.tolist()),
-                          rpy=tuple(self.est_rpy.tolist()), angular_velocity=tuple(gyro.tolist()),
-                          linear_acceleration=tuple(accel.tolist()),
-                          position_variance=pos_sigma ** 2, orientation_variance=max(prm.sigma * 0.01, 1e-6),
+        pos_sigma = sigma * self.distance + 1e-3
+        return InsReading(**self.header(now), position=tuple(self.est_pos), rpy=tuple(self.est_rpy),
+                          angular_velocity=tuple(gyro), linear_acceleration=tuple(accel),
+                          position_variance=pos_sigma ** 2, orientation_variance=max(sigma * 0.01, 1e-6),
                           angular_velocity_variance=prm.gyro_sigma ** 2, linear_acceleration_variance=prm.accel_sigma ** 2)
 
     def command(self, opcode: str, params: tuple[Any, ...]) -> CommandResult:
@@ -106,8 +119,8 @@ class Ins(Sensor):
             return CommandResult(False, message="POSE needs six numbers x,y,z,roll,pitch,yaw")
         if len(values) != 6 or not all(math.isfinite(v) for v in values):
             return CommandResult(False, message="POSE needs six finite numbers x,y,z,roll,pitch,yaw")
-        self.est_pos = np.array(values[:3])
-        self.est_rpy = np.array(values[3:])
-        self._bias_rot = np.zeros(3)
-        self._bias_pos = np.zeros(3)
+        self.est_pos = values[:3]
+        self.est_rpy = values[3:]
+        self._bias_rot = [0.0, 0.0, 0.0]
+        self._bias_pos = [0.0, 0.0, 0.0]
         return CommandResult(True)
