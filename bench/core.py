@@ -22,7 +22,7 @@ from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.robot import spawn_height
-from usarsim.sim.simulator import SOLVER_ITERATIONS, Simulator
+from usarsim.sim.simulator import SOLVER_ITERATIONS, URDF_FLAGS, Simulator
 from usarsim.sim.world import build_world, load_world
 
 PHYSICS_RATE = 200.0
@@ -74,7 +74,7 @@ def run_raw(world: str, ticks: int) -> float:
     base = (start_pose.xyz[0], start_pose.xyz[1], spawn_height(spec, start_pose.xyz[2]))
     with quiet_stdout():
         body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(start_pose.rpy),
-                          flags=p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS, physicsClientId=client)
+                          flags=URDF_FLAGS, physicsClientId=client)
     joints = {p.getJointInfo(body, i, physicsClientId=client)[1].decode(): i
               for i in range(p.getNumJoints(body, physicsClientId=client))}
     wheels = [joints[j] for j in spec.drive.left_wheels + spec.drive.right_wheels]

@@ -29,7 +29,7 @@ from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.robot import spawn_height
 from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.range import cone_directions
-from usarsim.sim.simulator import SOLVER_ITERATIONS, Simulator
+from usarsim.sim.simulator import SOLVER_ITERATIONS, URDF_FLAGS, Simulator
 from usarsim.sim.world import load_world
 
 PHYSICS_RATE = 200.0
@@ -169,7 +169,7 @@ def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, floa
     for spec, xyz in zip(specs, positions(world, len(specs))):
         with quiet_stdout():
             body = p.loadURDF(str(spec.urdf_path), (xyz[0], xyz[1], spawn_height(spec, xyz[2])),
-                              flags=p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS, physicsClientId=client)
+                              flags=URDF_FLAGS, physicsClientId=client)
         joints = {p.getJointInfo(body, j, physicsClientId=client)[1].decode(): j
                   for j in range(p.getNumJoints(body, physicsClientId=client))}
         wheels = [joints[w] for w in motor_joints(spec) if w in joints]
