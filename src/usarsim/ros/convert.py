@@ -101,6 +101,15 @@ def stamp(t: float) -> Time:
     return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
 
 
+def _header(msg: Any, t: float, frame_id: str = "") -> None:
+    """Stamp ``msg.header`` with sim time ``t`` in place (cheaper than building a new Time per message)."""
+    ns = int(round(t * 1e9))
+    header = msg.header
+    header.stamp.sec, header.stamp.nanosec = ns // 1_000_000_000, ns % 1_000_000_000
+    if frame_id:
+        header.frame_id = frame_id
+
+
 def clock_message(t: float) -> Clock:
     """rosgraph_msgs/Clock for sim time ``t``."""
     return Clock(clock=stamp(t))
@@ -129,12 +138,12 @@ def _diag3(value: float) -> array.array:
 def transform(t: float, parent: str, child: str, xyz: Iterable[float], q: Iterable[float]) -> TransformStamped:
     """geometry_msgs/TransformStamped of ``child`` in ``parent``."""
     msg = TransformStamped()
-    msg.header.stamp = stamp(t)
-    msg.header.frame_id = parent
+    _header(msg, t, parent)
     msg.child_frame_id = child
     x, y, z = xyz
     msg.transform.translation.x, msg.transform.translation.y, msg.transform.translation.z = float(x), float(y), float(z)
-    msg.transform.rotation = _quat(q)
+    rotation = msg.transform.rotation
+    rotation.x, rotation.y, rotation.z, rotation.w = (float(c) for c in q)
     return msg
 
 
@@ -154,8 +163,7 @@ def _ranges(values: Iterable[float], range_max: float) -> np.ndarray:
 def laser_scan(r: rd.RangeScan, names: RobotNames) -> LaserScan:
     """sensor_msgs/LaserScan: beam 0 at angle_min (rightmost), counter-clockwise."""
     msg = LaserScan()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(r.frame)
+    _header(msg, r.time, names.frame(r.frame))
     msg.angle_min = float(r.angle_min)
     msg.angle_max = float(r.angle_min + r.angle_increment * max(len(r.ranges) - 1, 0))
     msg.angle_increment = float(r.angle_increment)
@@ -174,8 +182,7 @@ def _scan(r: rd.RangeScan, names: RobotNames) -> list[tuple[str, Any]]:
 def range_message(r: rd.RangeReading, names: RobotNames) -> Range:
     """sensor_msgs/Range (ULTRASOUND for sonar, INFRARED for IR)."""
     msg = Range()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(r.frame)
+    _header(msg, r.time, names.frame(r.frame))
     msg.radiation_type = Range.INFRARED if r.sensor_type.upper() == "IR" else Range.ULTRASOUND
     msg.field_of_view = float(r.field_of_view)
     msg.min_range = float(r.range_min)
@@ -192,8 +199,7 @@ def _range(r: rd.RangeReading, names: RobotNames) -> list[tuple[str, Any]]:
 def odometry(r: rd.OdometryReading, names: RobotNames) -> Odometry:
     """nav_msgs/Odometry in odom; twist in base_link; 2-D covariances, unmeasured axes large."""
     msg = Odometry()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(names.odom_frame)
+    _header(msg, r.time, names.frame(names.odom_frame))
     msg.child_frame_id = names.frame(names.base_frame)
     msg.pose.pose.position.x, msg.pose.pose.position.y = float(r.x), float(r.y)
     msg.pose.pose.position.z = float(names.base_height)
@@ -221,8 +227,7 @@ def _world_odometry(time: float, names: RobotNames, position: Sequence[float],
                     orientation: Sequence[float]) -> Odometry:
     """Odometry header and pose of the chassis in the world frame."""
     msg = Odometry()
-    msg.header.stamp = stamp(time)
-    msg.header.frame_id = names.world_frame
+    _header(msg, time, names.world_frame)
     msg.child_frame_id = names.frame(names.base_frame)
     p = msg.pose.pose.position
     p.x, p.y, p.z = (float(v) for v in position)
@@ -282,8 +287,7 @@ def _quat_from_matrix(rot: np.ndarray) -> tuple[float, float, float, float]:
 def imu(r: rd.InsReading, names: RobotNames) -> Imu:
     """sensor_msgs/Imu: INS attitude (relative to the world frame), body rates, specific force."""
     msg = Imu()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(r.frame)
+    _header(msg, r.time, names.frame(r.frame))
     msg.orientation = _quat(frames.quaternion_from_euler(r.rpy))
     msg.orientation_covariance = _diag3(float(r.orientation_variance))
     av = msg.angular_velocity
@@ -314,8 +318,7 @@ def _ins(r: rd.InsReading, names: RobotNames) -> list[tuple[str, Any]]:
 def nav_sat_fix(r: rd.GpsReading, names: RobotNames) -> NavSatFix:
     """sensor_msgs/NavSatFix: status from the fix, diagonal covariance from the noise model's sigma."""
     msg = NavSatFix()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(r.frame)
+    _header(msg, r.time, names.frame(r.frame))
     msg.status.status = NavSatStatus.STATUS_FIX if r.fix else NavSatStatus.STATUS_NO_FIX
     msg.status.service = NavSatStatus.SERVICE_GPS
     msg.latitude, msg.longitude, msg.altitude = float(r.latitude), float(r.longitude), float(r.altitude)
@@ -334,8 +337,7 @@ def _gps(r: rd.GpsReading, names: RobotNames) -> list[tuple[str, Any]]:
 def image(r: rd.CameraImage, names: RobotNames) -> Image:
     """sensor_msgs/Image (rgb8) in the camera's optical frame."""
     msg = Image()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(r.frame + OPTICAL_SUFFIX)
+    _header(msg, r.time, names.frame(r.frame + OPTICAL_SUFFIX))
     msg.height, msg.width = int(r.height), int(r.width)
     msg.encoding = "rgb8"
     msg.is_bigendian = 0
@@ -347,8 +349,7 @@ def image(r: rd.CameraImage, names: RobotNames) -> Image:
 def camera_info(r: rd.CameraImage, names: RobotNames) -> CameraInfo:
     """sensor_msgs/CameraInfo of an ideal pinhole with the image's horizontal FOV (square pixels)."""
     msg = CameraInfo()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(r.frame + OPTICAL_SUFFIX)
+    _header(msg, r.time, names.frame(r.frame + OPTICAL_SUFFIX))
     msg.height, msg.width = int(r.height), int(r.width)
     f = (r.width / 2.0) / math.tan(r.horizontal_fov / 2.0)
     cx, cy = r.width / 2.0, r.height / 2.0
@@ -368,7 +369,7 @@ def _camera(r: rd.CameraImage, names: RobotNames) -> list[tuple[str, Any]]:
 def joint_state(r: rd.JointStateReading) -> JointState:
     """sensor_msgs/JointState (joint names are URDF names, never prefixed)."""
     msg = JointState()
-    msg.header.stamp = stamp(r.time)
+    _header(msg, r.time)
     msg.name = list(r.names)
     msg.position = array.array("d", r.positions)
     msg.velocity = array.array("d", r.velocities)
@@ -394,8 +395,7 @@ def _joint_state(r: rd.JointStateReading, names: RobotNames) -> list[tuple[str, 
 def battery_state(r: rd.RobotState, names: RobotNames) -> BatteryState:
     """sensor_msgs/BatteryState: percentage = time left / battery life; electrical values unknown (NaN)."""
     msg = BatteryState()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(r.frame)
+    _header(msg, r.time, names.frame(r.frame))
     nan = math.nan
     msg.voltage = msg.temperature = msg.current = msg.charge = msg.capacity = msg.design_capacity = nan
     msg.percentage = float(r.battery / r.battery_life) if r.battery_life > 0 else nan
@@ -419,8 +419,7 @@ def point_cloud(r: rd.PointCloudReading, names: RobotNames) -> PointCloud2:
         pts = pts.copy()
         pts[ranges >= np.float32(r.range_max)] = np.nan
     msg = PointCloud2()
-    msg.header.stamp = stamp(r.time)
-    msg.header.frame_id = names.frame(r.frame)
+    _header(msg, r.time, names.frame(r.frame))
     organised = r.rows > 0 and r.columns > 0 and r.rows * r.columns == len(pts)
     msg.height, msg.width = (r.rows, r.columns) if organised else (1, len(pts))
     msg.fields = [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
