@@ -5,7 +5,7 @@ Zerg, Kurt2D, Kenaf, Talon and AirRobot, or the classes given with --classes) an
 ratio against raw PyBullet doing the same work in the same run: the same world and
 URDFs, the same motor, friction and joint-hold settings and wheel commands, the same
 thrust calls for rotorcraft, and the same number of rays per range sensor at the same
-rates (laser scans, sonar/IR cones, GPS sky rays), plus the state queries odometry and
+rates (laser scans, sonar/IR cones, GPS sky rays, victim-sensor grids), plus the state queries odometry and
 INS need. Cameras are off in both (they render only when a client asks for images).
 Rates are given per wall-clock second and per CPU second of this process (the latter
 is what one core delivers when other processes share the machine).
@@ -29,11 +29,12 @@ from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.robot import spawn_height
 from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.range import cone_directions
+from usarsim.sim.sensors.victim import grid_directions
 from usarsim.sim.simulator import SOLVER_ITERATIONS, URDF_FLAGS, Simulator
 from usarsim.sim.world import load_world
 
 PHYSICS_RATE = 200.0
-RAY_SENSORS = ("RangeScanner", "IRScanner", "Sonar", "IR", "GPS", "RangeScanner3D", "RangeImager")
+RAY_SENSORS = ("RangeScanner", "IRScanner", "Sonar", "IR", "GPS", "RangeScanner3D", "RangeImager", "VictSensor")
 
 
 @dataclass
@@ -76,9 +77,11 @@ def ray_loads(spec: RobotSpec) -> list[RayLoad]:
             rays = 16
         elif sensor.type == "IR":
             rays = 1
+        elif sensor.type == "VictSensor":  # a ray grid over its field of view (worlds with victims)
+            rays = len(grid_directions(prm.horizontal_fov, prm.horizontal_step, prm.vertical_fov, prm.vertical_step)[0])
         else:
             rays = getattr(prm, "columns", 181) * getattr(prm, "rows", 16)
-        loads.append(RayLoad(rays, getattr(prm, "max_range", 1000.0), period))
+        loads.append(RayLoad(rays, getattr(prm, "max_range", getattr(prm, "distance", 1000.0)), period))
     return loads
 
 

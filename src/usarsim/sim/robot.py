@@ -108,6 +108,7 @@ class Robot:
         self.light_on = False
         self.battery_used = 0.0
         self.next_state_time = 0.0
+        self._next_sample = 0.0  # earliest sim time any sensor may be due (skips idle ticks)
         self.effecters = {e.name: create_effecter(e, self) for e in spec.effecters}
         self.sensors: list[Sensor] = [create(s, self, env, noise.sensor_rng(env.seed, name, s.name))
                                       for s in spec.sensors if s.type != "GroundTruth" or spec.ground_truth]
@@ -300,6 +301,8 @@ class Robot:
 
     def sample_sensors(self, now: float) -> list[Reading]:
         """Readings of every sensor due at ``now``."""
+        if now + 1e-9 < self._next_sample:
+            return []
         out: list[Reading] = []
         batches: dict[type, list[Sensor]] = {}
         for s in self.sensors:
@@ -310,12 +313,18 @@ class Robot:
                     out.extend(s.sample(now))
         for cls, group in batches.items():
             out.extend(cls.sample_batch(group, now))
+        self._next_sample = min((s.next_time for s in self.sensors if not s.params.manual), default=math.inf)
         return out
+
+    def wake_sensors(self) -> None:
+        """A sensor's schedule changed (a manual scan was requested): check every sensor next tick."""
+        self._next_sample = 0.0
 
     def on_spawned(self, now: float) -> None:
         """Let sensors capture their reference (odometry origin, INS initial estimate)."""
         self.invalidate()
         self.next_state_time = now
+        self._next_sample = now
         for s in self.sensors:
             s.on_spawned(now)
 

@@ -103,6 +103,7 @@ class Sensor:
         """Handle a SET opcode; the base class knows SCAN for manual-mode sensors."""
         if opcode.upper() == "SCAN":
             self._scan_requested = True
+            self.robot.wake_sensors()
             return CommandResult(True)
         return CommandResult(False, message=f"{self.type_name} '{self.name}' has no opcode '{opcode}'")
 
