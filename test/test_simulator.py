@@ -168,3 +168,26 @@ def test_realtime_pacing_tracks_wall_clock():
         elapsed = time.monotonic() - start
     # realtime pacing never runs ahead of the wall clock
     assert 0.0 < sim.time <= elapsed + 0.02
+
+
+def test_manual_sensor_reads_once_per_scan_request_even_between_scheduled_readings():
+    with Simulator("yellow", seed=1) as sim:
+        robot = sim.spawn("P2AT", "R1")
+        laser = robot.sensor("Scanner")
+        laser.params.manual = True
+        sim.step(1)  # the spawn-time readings
+        scans = lambda readings: [r for r in readings if isinstance(r, RangeScan)]  # noqa: E731
+        assert scans(sim.run_for(0.5)) == []
+        sim.submit(SensorCommand("R1", device="Scanner", opcode="SCAN"))
+        assert len(scans(sim.step(1))) == 1
+        assert scans(sim.run_for(0.5)) == []
+
+
+def test_camera_renders_from_the_tick_after_it_is_switched_on():
+    with Simulator("yellow", seed=1) as sim:
+        robot = sim.spawn("P2AT", "R1")
+        camera = robot.sensor("Camera")
+        images = lambda readings: [r for r in readings if r.sensor == "Camera"]  # noqa: E731
+        assert images(sim.run_for(1.0)) == []
+        camera.active = True
+        assert len(images(sim.step(1))) == 1

@@ -313,7 +313,7 @@ class Robot:
                     out.extend(s.sample(now))
         for cls, group in batches.items():
             out.extend(cls.sample_batch(group, now))
-        self._next_sample = min((s.next_time for s in self.sensors if not s.params.manual), default=math.inf)
+        self._next_sample = min((s.next_due() for s in self.sensors), default=math.inf)
         return out
 
     def wake_sensors(self) -> None:

@@ -7,6 +7,7 @@ sensor is due; front doors only format the returned readings.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
@@ -72,6 +73,10 @@ class Sensor:
         if self.params.manual:
             return self._scan_requested
         return now + 1e-9 >= self.next_time
+
+    def next_due(self) -> float:
+        """Earliest sim time of the next automatic reading (inf for manual sensors)."""
+        return math.inf if self.params.manual else self.next_time
 
     def mark_sampled(self, now: float) -> None:
         """Schedule the next reading after one taken at ``now``."""

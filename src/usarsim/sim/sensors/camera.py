@@ -51,10 +51,24 @@ class Camera(Sensor):
         if prm.width <= 0 or prm.height <= 0:
             raise ValueError("width and height must be positive")
         self.fov = prm.fov
-        self.active = prm.always_on
+        self._active = prm.always_on
+
+    @property
+    def active(self) -> bool:
+        """True while frames are wanted (a client asked for images, or ``always_on``)."""
+        return self._active
+
+    @active.setter
+    def active(self, on: bool) -> None:
+        if on and not self._active:
+            self.robot.wake_sensors()  # render from the next tick on
+        self._active = on
 
     def due(self, now: float) -> bool:
-        return self.active and super().due(now)
+        return self._active and super().due(now)
+
+    def next_due(self) -> float:
+        return super().next_due() if self._active else math.inf
 
     def set_fov(self, fov: float) -> float:
         """Set the horizontal FOV; 0 restores the default; clamped to [min, max]."""
