@@ -17,7 +17,8 @@ from usarsim.sim.catalogue import EffecterSpec, Mount, SensorSpec
 from usarsim.sim.effecters.rfid_releaser import RfidReleaser
 from usarsim.sim.environment import SensorEnvironment
 from usarsim.sim.readings import PointCloudReading, RfidReading
-from usarsim.sim.sensors import registry, sight
+from usarsim.sim import raycast
+from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.human_motion import motion_probability
 from usarsim.sim.sensors.rfid import RfidParams, attenuation_range, received_power, split_params
 from usarsim.sim.sensors.sound import loudness_at
@@ -307,8 +308,8 @@ def test_range_scanner_3d_one_batch_grid_and_geometry(arena, monkeypatch):
     sensor = make("RangeImager", env, robot=FakeRobot(env.client, origin=(0.0, 0.0, 1.0)),
                   horizontal_fov=math.pi, horizontal_step=math.pi / 18, vertical_fov=0.4, vertical_step=0.1)
     calls = []
-    original = sight.p.rayTestBatch
-    monkeypatch.setattr(sight.p, "rayTestBatch", lambda *a, **k: calls.append(1) or original(*a, **k))
+    original = raycast.p.rayTestBatch
+    monkeypatch.setattr(raycast.p, "rayTestBatch", lambda *a, **k: calls.append(1) or original(*a, **k))
     cloud = sensor.read(1.0)
     assert isinstance(cloud, PointCloudReading) and len(calls) == 1
     assert (cloud.rows, cloud.columns) == (5, 19) and len(cloud.points) == len(cloud.ranges) == 95

@@ -34,6 +34,7 @@ import yaml
 from PIL import Image
 
 from usarsim.sim.quiet import quiet_stdout
+from usarsim.sim.raycast import ray_test
 from usarsim.sim.world import WorldSpec, build_world
 
 STEP = 0.1  # m: solid higher than this above the neighbouring floor blocks a ground robot
@@ -96,13 +97,9 @@ def _surface_heights(client: int, xs: np.ndarray, ys: np.ndarray, z_top: float, 
     starts = np.column_stack([gx.ravel(), gy.ravel(), np.full(n, z_top)])
     ends = np.column_stack([gx.ravel(), gy.ravel(), np.full(n, z_bottom)])
     heights = np.full(n, np.nan)
-    batch = p.MAX_RAY_INTERSECTION_BATCH_SIZE
-    for i in range(0, n, batch):
-        hits = p.rayTestBatch(starts[i:i + batch].tolist(), ends[i:i + batch].tolist(), numThreads=0,
-                              physicsClientId=client)
-        for k, hit in enumerate(hits):
-            if hit[0] >= 0:
-                heights[i + k] = hit[3][2]
+    for k, hit in enumerate(ray_test(client, starts, ends)):
+        if hit[0] >= 0:
+            heights[k] = hit[3][2]
     return heights.reshape(gx.shape)
 
 

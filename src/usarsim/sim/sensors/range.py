@@ -1,6 +1,6 @@
 """Range sensors: laser scanners (RangeScanner, IRScanner) and Sonar/IR rangers.
 
-All rays of one reading are cast in a single ``rayTestBatch``. IR variants
+All rays of one reading are cast in a single batch (``raycast.ray_test``). IR variants
 ignore transparent surfaces (glass) by re-casting the rays that hit them.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-import pybullet as p
 
 from usarsim.sim import noise
+from usarsim.sim.raycast import ray_test
 from usarsim.sim.readings import RangeReading, RangeScan, Reading
 from usarsim.sim.sensors.base import CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -38,7 +38,7 @@ def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range
     pending = np.arange(len(directions))
     travelled = np.full(len(directions), RAY_START_OFFSET)
     for _ in range(4):  # at most a few transparent panes in a row
-        results = p.rayTestBatch(starts[pending].tolist(), ends[pending].tolist(), physicsClientId=client)
+        results = ray_test(client, starts[pending], ends[pending])
         bodies = np.fromiter((r[0] for r in results), dtype=np.int64, count=len(results))
         fractions = np.fromiter((r[2] for r in results), dtype=float, count=len(results))
         hits = travelled[pending] + fractions * (limits[pending] - travelled[pending])
@@ -155,7 +155,7 @@ class Ranger(Sensor):
 
     @classmethod
     def sample_batch(cls, sensors: Sequence[Sensor], now: float) -> list[Reading]:
-        """All due sonars/IRs of a robot in one rayTestBatch per ignore set (a P2AT has 16)."""
+        """All due sonars/IRs of a robot in one ray batch per ignore set (a P2AT has 16)."""
         out: list[Reading] = []
         by_ignore: dict[frozenset[int], list[Ranger]] = {}
         for sensor in sensors:

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import numpy as np
-import pybullet as p
 
-# PyBullet refuses larger batches (MAX_RAY_INTERSECTION_BATCH_SIZE).
-MAX_BATCH = 16000
+from usarsim.sim.raycast import ray_test
+
 # A ray that hits an ignored body continues from this far past the hit.
 SKIP_PAST = 0.005
 MAX_PASSES = 4
@@ -27,15 +26,6 @@ class RayHits:
     link: np.ndarray
     distance: np.ndarray
     point: np.ndarray
-
-
-def ray_test(client: int, starts: np.ndarray, ends: np.ndarray) -> list[tuple]:
-    """``rayTestBatch`` in chunks PyBullet accepts."""
-    out: list[tuple] = []
-    for k in range(0, len(starts), MAX_BATCH):
-        out.extend(p.rayTestBatch(starts[k:k + MAX_BATCH].tolist(), ends[k:k + MAX_BATCH].tolist(),
-                                  physicsClientId=client))
-    return out
 
 
 def cast_hits(client: int, starts: np.ndarray, ends: np.ndarray, ignore: Iterable[int] = ()) -> RayHits:

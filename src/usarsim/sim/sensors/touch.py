@@ -5,8 +5,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet as p
 
+from usarsim.sim.raycast import ray_test
 from usarsim.sim.readings import TouchReading
 from usarsim.sim.sensors.base import CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -33,6 +33,6 @@ class Touch(Sensor):
         offsets = [(0.0, 0.0, 0.0)] + [(0.0, r * math.cos(a), r * math.sin(a)) for a in (0, math.pi / 2, math.pi, 1.5 * math.pi)]
         starts = origin + np.array(offsets) @ rot.T
         ends = starts + rot[:, 0] * prm.distance
-        hits = p.rayTestBatch(starts.tolist(), ends.tolist(), physicsClientId=self.env.client)
+        hits = ray_test(self.env.client, starts, ends)
         touched = any(h[0] >= 0 and h[0] != self.robot.body_id for h in hits)
         return TouchReading(**self.header(now), touched=touched)

@@ -1,0 +1,36 @@
+"""The one place sensors cast rays: PyBullet's ``rayTestBatch``, chunked and threaded.
+
+Rays are the dominant sensor cost (a P2AT casts about 300 per reading cycle), and each
+ray is independent, so large batches are spread over every core; results are the same
+as single-threaded casting. Small batches stay on the calling thread, where starting
+workers would cost more than the rays.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pybullet as p
+
+# PyBullet refuses larger batches, and a batch of exactly MAX_RAY_INTERSECTION_BATCH_SIZE
+# rays silently returns one result fewer, which would shift every later result by one.
+MAX_BATCH = p.MAX_RAY_INTERSECTION_BATCH_SIZE - 1
+# From this many rays on, a batch is cast on all cores (measured: 32 rays ~1.5x faster on 2 cores).
+PARALLEL_FROM = 32
+
+
+def ray_test(client: int, starts: np.ndarray | Sequence[Sequence[float]],
+             ends: np.ndarray | Sequence[Sequence[float]]) -> list[tuple]:
+    """PyBullet ray results (body, link, fraction, position, normal), one per start/end pair."""
+    starts = np.asarray(starts, dtype=float).reshape(-1, 3)
+    ends = np.asarray(ends, dtype=float).reshape(-1, 3)
+    out: list[tuple] = []
+    for k in range(0, len(starts), MAX_BATCH):
+        chunk_starts, chunk_ends = starts[k:k + MAX_BATCH], ends[k:k + MAX_BATCH]
+        threads = 0 if len(chunk_starts) >= PARALLEL_FROM else 1
+        results = p.rayTestBatch(chunk_starts.tolist(), chunk_ends.tolist(), numThreads=threads,
+                                 physicsClientId=client)
+        if len(results) != len(chunk_starts):
+            raise RuntimeError(f"rayTestBatch returned {len(results)} results for {len(chunk_starts)} rays")
+        out.extend(results)
+    return out
