@@ -21,6 +21,7 @@ from usarsim import frames
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.quiet import quiet_stdout
+from usarsim.sim.raycast import threads_for
 from usarsim.sim.robot import spawn_height
 from usarsim.sim.simulator import SOLVER_ITERATIONS, URDF_FLAGS, Simulator
 from usarsim.sim.world import build_world, load_world
@@ -109,9 +110,11 @@ def run_raw(world: str, ticks: int) -> float:
         if tick % period["RangeScanner"] == 0:
             origin = np.array(pos) + rot @ laser_mount
             dirs = laser_local @ rot.T
-            p.rayTestBatch((origin + dirs * 0.01).tolist(), (origin + dirs * 20.0).tolist(), physicsClientId=client)
+            p.rayTestBatch((origin + dirs * 0.01).tolist(), (origin + dirs * 20.0).tolist(),
+                           numThreads=threads_for(181), physicsClientId=client)
         if tick % period["GPS"] == 0:
-            p.rayTestBatch([pos] * 16, (np.array(pos) + sky * 1000).tolist(), physicsClientId=client)
+            p.rayTestBatch([pos] * 16, (np.array(pos) + sky * 1000).tolist(), numThreads=threads_for(16),
+                           physicsClientId=client)
         if tick % 40 == 0:
             p.getJointStates(body, moving, physicsClientId=client)
     elapsed = time.perf_counter() - start

@@ -5,7 +5,8 @@ Zerg, Kurt2D, Kenaf, Talon and AirRobot, or the classes given with --classes) an
 ratio against raw PyBullet doing the same work in the same run: the same world and
 URDFs, the same motor, friction and joint-hold settings and wheel commands, the same
 thrust calls for rotorcraft, and the same number of rays per range sensor at the same
-rates (laser scans, sonar/IR cones, GPS sky rays, victim-sensor grids), plus the state queries odometry and
+rates (laser scans, sonar/IR cones, GPS sky rays, victim-sensor grids; large batches on
+all cores, as the simulator casts them), plus the state queries odometry and
 INS need. Cameras are off in both (they render only when a client asks for images).
 Rates are given per wall-clock second and per CPU second of this process (the latter
 is what one core delivers when other processes share the machine).
@@ -26,6 +27,7 @@ from usarsim import frames
 from usarsim.sim.catalogue import RobotSpec, available_robots, load_robot
 from usarsim.sim.commands import AckermannDrive, AerialDrive, WheelDrive
 from usarsim.sim.quiet import quiet_stdout
+from usarsim.sim.raycast import threads_for
 from usarsim.sim.robot import spawn_height
 from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.range import cone_directions
@@ -208,7 +210,7 @@ def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, floa
                     origin = np.array(pos) + [0.0, 0.0, 0.3]
                     dirs = directions[load.rays]
                     p.rayTestBatch((origin + dirs * 0.01).tolist(), (origin + dirs * load.length).tolist(),
-                                   physicsClientId=client)
+                                   numThreads=threads_for(load.rays), physicsClientId=client)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     p.disconnect(physicsClientId=client)
     return ticks / elapsed, ticks / cpu

@@ -19,6 +19,11 @@ MAX_BATCH = p.MAX_RAY_INTERSECTION_BATCH_SIZE - 1
 PARALLEL_FROM = 32
 
 
+def threads_for(rays: int) -> int:
+    """PyBullet's ``numThreads`` for a batch of ``rays``: 0 (all cores) for large ones, else 1."""
+    return 0 if rays >= PARALLEL_FROM else 1
+
+
 def ray_test(client: int, starts: np.ndarray | Sequence[Sequence[float]],
              ends: np.ndarray | Sequence[Sequence[float]]) -> list[tuple]:
     """PyBullet ray results (body, link, fraction, position, normal), one per start/end pair."""
@@ -27,8 +32,7 @@ def ray_test(client: int, starts: np.ndarray | Sequence[Sequence[float]],
     out: list[tuple] = []
     for k in range(0, len(starts), MAX_BATCH):
         chunk_starts, chunk_ends = starts[k:k + MAX_BATCH], ends[k:k + MAX_BATCH]
-        threads = 0 if len(chunk_starts) >= PARALLEL_FROM else 1
-        results = p.rayTestBatch(chunk_starts.tolist(), chunk_ends.tolist(), numThreads=threads,
+        results = p.rayTestBatch(chunk_starts.tolist(), chunk_ends.tolist(), numThreads=threads_for(len(chunk_starts)),
                                  physicsClientId=client)
         if len(results) != len(chunk_starts):
             raise RuntimeError(f"rayTestBatch returned {len(results)} results for {len(chunk_starts)} rays")
