@@ -24,7 +24,7 @@ from rcl_interfaces.msg import Log  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
-from std_msgs.msg import Float64MultiArray  # noqa: E402
+from std_msgs.msg import Float64, Float64MultiArray  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
@@ -79,6 +79,7 @@ class Graph:
         self.cmd_vel = self.node.create_publisher(Twist, f"/{ROBOT}/cmd_vel", 10)
         self.group_cmd = self.node.create_publisher(Float64MultiArray, f"/{ROBOT}/CameraPanTilt/command", 10)
         self.trajectory = self.node.create_publisher(JointTrajectory, f"/{ROBOT}/joint_trajectory", 10)
+        self.camera_fov = self.node.create_publisher(Float64, f"/{ROBOT}/camera/fov", 10)
         self.executor = SingleThreadedExecutor(context=self.ctx)
         self.executor.add_node(self.node)
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)
@@ -297,6 +298,19 @@ def test_joint_group_command_moves_the_camera_tilt(graph):
         return dict(zip(js.name, js.position)).get("camera_tilt_joint", 0.0)
 
     assert graph.wait_for(lambda: tilt() > 0.25, timeout=6), tilt()
+
+
+def test_camera_fov_topic_zooms_and_camera_info_follows(graph):
+    def fov():
+        info = graph.latest(NAMES.topic("camera/camera_info"))
+        return 2 * math.atan(info.width / 2 / info.k[0])
+
+    graph.camera_fov.publish(Float64(data=0.5))
+    assert graph.wait_for(lambda: abs(fov() - 0.5) < 1e-3, timeout=6), fov()
+    graph.camera_fov.publish(Float64(data=float("nan")))
+    assert graph.wait_for(lambda: any("fov" in w for w in graph.warnings()), timeout=5)
+    graph.camera_fov.publish(Float64(data=0.0))  # back to the catalogue's FOV
+    assert graph.wait_for(lambda: abs(fov() - 0.7854) < 1e-3, timeout=6), fov()
 
 
 # --- in-process, lockstep: several robots, prefixes, map -> odom, protocol guard --------------------------------

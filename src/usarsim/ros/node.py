@@ -29,13 +29,13 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import BatteryState, JointState
 from rosgraph_msgs.msg import Clock
-from std_msgs.msg import Float64MultiArray, String, UInt32
+from std_msgs.msg import Float64, Float64MultiArray, String, UInt32
 
 from usarsim.config_loading import ConfigError
 from usarsim.ros import convert
 from usarsim.ros.commands import group_command, trajectory_command, twist_to_command
 from usarsim.ros.kinematics import robot_description
-from usarsim.sim.commands import Command, CommandError
+from usarsim.sim.commands import Command, CommandError, SensorCommand
 from usarsim.sim.readings import OdometryReading, Reading
 from usarsim.sim.robot import Robot
 from usarsim.sim.simulator import PACINGS, Simulator
@@ -285,6 +285,11 @@ class UsarsimNode(Node):
                 bridge.subscriptions.append(self.create_subscription(
                     Float64MultiArray, names.topic(f"{group.name}/command"),
                     lambda msg, b=bridge, g=group: self._on_group_command(b, g, msg), 10))
+            for sensor in robot.sensors:
+                if sensor.type_name == "Camera":  # zoom: horizontal FOV in radians (0 = the default)
+                    bridge.subscriptions.append(self.create_subscription(
+                        Float64, names.sensor_topic("camera", sensor.name, "fov"),
+                        lambda msg, b=bridge, c=sensor.name: self._on_camera_fov(b, c, msg), 10))
             if JointTrajectory is not None and spec.joint_groups:
                 bridge.subscriptions.append(self.create_subscription(
                     JointTrajectory, names.topic("joint_trajectory"), lambda msg, b=bridge: self._on_trajectory(b, msg),
@@ -432,6 +437,14 @@ class UsarsimNode(Node):
             self._log.warning(f"{bridge.robot.name}: ignoring {group.name}/command: {exc}")
             return
         self._submit(bridge, cmd, f"{group.name}/command")
+
+    def _on_camera_fov(self, bridge: _Bridge, camera: str, msg: Float64) -> None:
+        if not math.isfinite(msg.data) or msg.data < 0:
+            self._log.warning(f"{bridge.robot.name}: ignoring {camera} fov {msg.data}: "
+                              "needs a finite horizontal FOV in radians (0 = default)")
+            return
+        self._submit(bridge, SensorCommand(bridge.robot.name, device=camera, opcode="FOV", params=(msg.data,)),
+                     f"{camera} fov")
 
     def _on_trajectory(self, bridge: _Bridge, msg: Any) -> None:
         if not msg.points:
