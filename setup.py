@@ -32,6 +32,7 @@ ROS_RUNTIME = [
     "ros-nav-msgs",
     "ros-rosgraph-msgs",
     "ros-trajectory-msgs",
+    "ros-visualization-msgs",
     "rosbags",
 ]
 

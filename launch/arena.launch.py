@@ -42,7 +42,8 @@ def _bridge(context, share: Path):
                 arguments=["-d", str(share / "config" / "usarsim.rviz")],
                 parameters=[{"use_sim_time": True}],
                 remappings=[(f"/robot/{leaf}", f"/{name}/{leaf}") for leaf in
-                            ("scan", "odom", "camera/image_raw", "camera/camera_info", "robot_description")],
+                            ("scan", "odom", "camera/image_raw", "camera/camera_info", "robot_description",
+                             "victim/VictSensor/markers", "rfid/RFID/markers")],
                 condition=IfCondition(LaunchConfiguration("rviz")))
     return [node, rviz]
 

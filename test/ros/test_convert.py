@@ -7,6 +7,8 @@ import pytest
 pytest.importorskip("sensor_msgs.msg")
 
 from nav_msgs.msg import Odometry  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 from sensor_msgs.msg import (BatteryState, CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix,  # noqa: E402
                              NavSatStatus, PointCloud2, Range)
 
@@ -213,13 +215,33 @@ def test_battery_point_cloud_and_sar_readings():
     assert xyz[0].tolist() == [1.0, 0.0, 0.0] and np.isnan(xyz[1]).all() and not pc.is_dense
     assert (pc.height, pc.width, pc.point_step, pc.row_step) == (1, 2, 12, 24)
     rfid = rd.RfidReading(**H, sensor="RFID", frame="rfid_link", tags=(rd.RfidTagSeen(7, "hi", (1.0, 0, 0), -40.0),))
-    topic, msg = _one(rfid)
+    topic, msg = _one(rfid, kind=String)
     assert topic == "/bot/rfid/RFID" and '"tag_id":7' in msg.data
     assert _one(rd.TouchReading(**H, sensor="Bumper", frame="b", touched=True))[1].data is True
     assert _one(rd.HumanMotionReading(**H, sensor="HM", frame="h", probability=0.5))[1].data == 0.5
     assert list(_one(rd.SoundReading(**H, sensor="S", frame="s", loudness=1.0, duration=2.0))[1].data) == [1.0, 2.0]
     assert convert.reading_to_messages(rd.EncoderReading(**H, sensor="E", frame="e", joint="j", ticks=1,
                                                          resolution=0.01), NAMES) == []
+
+
+def test_detections_become_rviz_markers_beside_their_json():
+    victims = rd.VictimReading(**H, sensor="VictSensor", frame="camera_link", parts=(
+        rd.VictimPartSeen("Head", (2.0, 0.1, 0.3), "V1"), rd.VictimPartSeen("Arm", (2.1, -0.2, 0.1), "V1")))
+    topic, array = _one(victims, kind=MarkerArray)
+    assert topic == "/bot/victim/VictSensor/markers"
+    clear, *markers = array.markers
+    assert clear.action == Marker.DELETEALL and clear.header.frame_id == "camera_link"
+    spheres = [m for m in markers if m.type == Marker.SPHERE]
+    labels = [m.text for m in markers if m.type == Marker.TEXT_VIEW_FACING]
+    assert [(m.pose.position.x, m.pose.position.y) for m in spheres] == [(2.0, 0.1), (2.1, -0.2)]
+    assert labels == ["V1/Head", "V1/Arm"]
+    assert all(m.header.frame_id == "camera_link" and m.header.stamp.sec == 12 for m in markers)
+    assert len({(m.ns, m.id) for m in markers}) == len(markers)  # RViz replaces markers with equal ns/id
+    rfid = rd.RfidReading(**H, sensor="RFID", frame="rfid_link", tags=(rd.RfidTagSeen(7, "hi", (1.0, 0, 0), -40.0),))
+    topic, array = _one(rfid, kind=MarkerArray)
+    assert topic == "/bot/rfid/RFID/markers" and "tag 7" in [m.text for m in array.markers]
+    nothing = rd.VictimReading(**H, sensor="VictSensor", frame="camera_link", parts=())
+    assert [m.action for m in _one(nothing, kind=MarkerArray)[1].markers] == [Marker.DELETEALL]
 
 
 def test_cmd_vel_uses_the_robot_geometry_and_limits():

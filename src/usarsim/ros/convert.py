@@ -21,16 +21,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Quaternion, TransformStamped
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import (BatteryState, CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix, NavSatStatus,
                              PointCloud2, PointField, Range)
 from std_msgs.msg import Bool, Float32, Float32MultiArray, String, UInt8
+from visualization_msgs.msg import MarkerArray
 
 from usarsim import frames
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
+from usarsim.ros.markers import rfid_markers, victim_markers
+from usarsim.ros.stamps import set_header, stamp
 from usarsim.sim import readings as rd
 
 try:  # built into the environment by scripts/build_ros_interfaces.sh where ROS 2 is not installed
@@ -95,21 +97,6 @@ class RobotNames:
 
 
 # --- small builders ------------------------------------------------------------------------
-def stamp(t: float) -> Time:
-    """builtin_interfaces/Time from seconds."""
-    ns = int(round(t * 1e9))
-    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
-
-
-def _header(msg: Any, t: float, frame_id: str = "") -> None:
-    """Stamp ``msg.header`` with sim time ``t`` in place (cheaper than building a new Time per message)."""
-    ns = int(round(t * 1e9))
-    header = msg.header
-    header.stamp.sec, header.stamp.nanosec = ns // 1_000_000_000, ns % 1_000_000_000
-    if frame_id:
-        header.frame_id = frame_id
-
-
 def clock_message(t: float) -> Clock:
     """rosgraph_msgs/Clock for sim time ``t``."""
     return Clock(clock=stamp(t))
@@ -138,7 +125,7 @@ def _diag3(value: float) -> array.array:
 def transform(t: float, parent: str, child: str, xyz: Iterable[float], q: Iterable[float]) -> TransformStamped:
     """geometry_msgs/TransformStamped of ``child`` in ``parent``."""
     msg = TransformStamped()
-    _header(msg, t, parent)
+    set_header(msg, t, parent)
     msg.child_frame_id = child
     x, y, z = xyz
     msg.transform.translation.x, msg.transform.translation.y, msg.transform.translation.z = float(x), float(y), float(z)
@@ -163,7 +150,7 @@ def _ranges(values: Iterable[float], range_max: float) -> np.ndarray:
 def laser_scan(r: rd.RangeScan, names: RobotNames) -> LaserScan:
     """sensor_msgs/LaserScan: beam 0 at angle_min (rightmost), counter-clockwise."""
     msg = LaserScan()
-    _header(msg, r.time, names.frame(r.frame))
+    set_header(msg, r.time, names.frame(r.frame))
     msg.angle_min = float(r.angle_min)
     msg.angle_max = float(r.angle_min + r.angle_increment * max(len(r.ranges) - 1, 0))
     msg.angle_increment = float(r.angle_increment)
@@ -182,7 +169,7 @@ def _scan(r: rd.RangeScan, names: RobotNames) -> list[tuple[str, Any]]:
 def range_message(r: rd.RangeReading, names: RobotNames) -> Range:
     """sensor_msgs/Range (ULTRASOUND for sonar, INFRARED for IR)."""
     msg = Range()
-    _header(msg, r.time, names.frame(r.frame))
+    set_header(msg, r.time, names.frame(r.frame))
     msg.radiation_type = Range.INFRARED if r.sensor_type.upper() == "IR" else Range.ULTRASOUND
     msg.field_of_view = float(r.field_of_view)
     msg.min_range = float(r.range_min)
@@ -199,7 +186,7 @@ def _range(r: rd.RangeReading, names: RobotNames) -> list[tuple[str, Any]]:
 def odometry(r: rd.OdometryReading, names: RobotNames) -> Odometry:
     """nav_msgs/Odometry in odom; twist in base_link; 2-D covariances, unmeasured axes large."""
     msg = Odometry()
-    _header(msg, r.time, names.frame(names.odom_frame))
+    set_header(msg, r.time, names.frame(names.odom_frame))
     msg.child_frame_id = names.frame(names.base_frame)
     msg.pose.pose.position.x, msg.pose.pose.position.y = float(r.x), float(r.y)
     msg.pose.pose.position.z = float(names.base_height)
@@ -227,7 +214,7 @@ def _world_odometry(time: float, names: RobotNames, position: Sequence[float],
                     orientation: Sequence[float]) -> Odometry:
     """Odometry header and pose of the chassis in the world frame."""
     msg = Odometry()
-    _header(msg, time, names.world_frame)
+    set_header(msg, time, names.world_frame)
     msg.child_frame_id = names.frame(names.base_frame)
     p = msg.pose.pose.position
     p.x, p.y, p.z = (float(v) for v in position)
@@ -287,7 +274,7 @@ def _quat_from_matrix(rot: np.ndarray) -> tuple[float, float, float, float]:
 def imu(r: rd.InsReading, names: RobotNames) -> Imu:
     """sensor_msgs/Imu: INS attitude (relative to the world frame), body rates, specific force."""
     msg = Imu()
-    _header(msg, r.time, names.frame(r.frame))
+    set_header(msg, r.time, names.frame(r.frame))
     msg.orientation = _quat(frames.quaternion_from_euler(r.rpy))
     msg.orientation_covariance = _diag3(float(r.orientation_variance))
     av = msg.angular_velocity
@@ -318,7 +305,7 @@ def _ins(r: rd.InsReading, names: RobotNames) -> list[tuple[str, Any]]:
 def nav_sat_fix(r: rd.GpsReading, names: RobotNames) -> NavSatFix:
     """sensor_msgs/NavSatFix: status from the fix, diagonal covariance from the noise model's sigma."""
     msg = NavSatFix()
-    _header(msg, r.time, names.frame(r.frame))
+    set_header(msg, r.time, names.frame(r.frame))
     msg.status.status = NavSatStatus.STATUS_FIX if r.fix else NavSatStatus.STATUS_NO_FIX
     msg.status.service = NavSatStatus.SERVICE_GPS
     msg.latitude, msg.longitude, msg.altitude = float(r.latitude), float(r.longitude), float(r.altitude)
@@ -337,7 +324,7 @@ def _gps(r: rd.GpsReading, names: RobotNames) -> list[tuple[str, Any]]:
 def image(r: rd.CameraImage, names: RobotNames) -> Image:
     """sensor_msgs/Image (rgb8) in the camera's optical frame."""
     msg = Image()
-    _header(msg, r.time, names.frame(r.frame + OPTICAL_SUFFIX))
+    set_header(msg, r.time, names.frame(r.frame + OPTICAL_SUFFIX))
     msg.height, msg.width = int(r.height), int(r.width)
     msg.encoding = "rgb8"
     msg.is_bigendian = 0
@@ -349,7 +336,7 @@ def image(r: rd.CameraImage, names: RobotNames) -> Image:
 def camera_info(r: rd.CameraImage, names: RobotNames) -> CameraInfo:
     """sensor_msgs/CameraInfo of an ideal pinhole with the image's horizontal FOV (square pixels)."""
     msg = CameraInfo()
-    _header(msg, r.time, names.frame(r.frame + OPTICAL_SUFFIX))
+    set_header(msg, r.time, names.frame(r.frame + OPTICAL_SUFFIX))
     msg.height, msg.width = int(r.height), int(r.width)
     f = (r.width / 2.0) / math.tan(r.horizontal_fov / 2.0)
     cx, cy = r.width / 2.0, r.height / 2.0
@@ -369,7 +356,7 @@ def _camera(r: rd.CameraImage, names: RobotNames) -> list[tuple[str, Any]]:
 def joint_state(r: rd.JointStateReading) -> JointState:
     """sensor_msgs/JointState (joint names are URDF names, never prefixed)."""
     msg = JointState()
-    _header(msg, r.time)
+    set_header(msg, r.time)
     msg.name = list(r.names)
     msg.position = array.array("d", r.positions)
     msg.velocity = array.array("d", r.velocities)
@@ -395,7 +382,7 @@ def _joint_state(r: rd.JointStateReading, names: RobotNames) -> list[tuple[str, 
 def battery_state(r: rd.RobotState, names: RobotNames) -> BatteryState:
     """sensor_msgs/BatteryState: percentage = time left / battery life; electrical values unknown (NaN)."""
     msg = BatteryState()
-    _header(msg, r.time, names.frame(r.frame))
+    set_header(msg, r.time, names.frame(r.frame))
     nan = math.nan
     msg.voltage = msg.temperature = msg.current = msg.charge = msg.capacity = msg.design_capacity = nan
     msg.percentage = float(r.battery / r.battery_life) if r.battery_life > 0 else nan
@@ -419,7 +406,7 @@ def point_cloud(r: rd.PointCloudReading, names: RobotNames) -> PointCloud2:
         pts = pts.copy()
         pts[ranges >= np.float32(r.range_max)] = np.nan
     msg = PointCloud2()
-    _header(msg, r.time, names.frame(r.frame))
+    set_header(msg, r.time, names.frame(r.frame))
     organised = r.rows > 0 and r.columns > 0 and r.rows * r.columns == len(pts)
     msg.height, msg.width = (r.rows, r.columns) if organised else (1, len(pts))
     msg.fields = [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
@@ -441,10 +428,14 @@ def json_string(r: rd.Reading) -> String:
     return String(data=json.dumps(r.to_dict(), separators=(",", ":"), default=str))
 
 
-def _json(kind: str) -> Callable[[rd.Reading, RobotNames], list[tuple[str, Any]]]:
-    def convert(r: rd.Reading, names: RobotNames) -> list[tuple[str, Any]]:
-        return [(names.topic(f"{kind}/{r.sensor}"), json_string(r))]
-    return convert
+def _rfid(r: rd.RfidReading, names: RobotNames) -> list[tuple[str, Any]]:
+    topic = names.topic(f"rfid/{r.sensor}")
+    return [(topic, json_string(r)), (f"{topic}/markers", rfid_markers(r, names.frame(r.frame)))]
+
+
+def _victim(r: rd.VictimReading, names: RobotNames) -> list[tuple[str, Any]]:
+    topic = names.topic(f"victim/{r.sensor}")
+    return [(topic, json_string(r)), (f"{topic}/markers", victim_markers(r, names.frame(r.frame)))]
 
 
 def _touch(r: rd.TouchReading, names: RobotNames) -> list[tuple[str, Any]]:
@@ -477,8 +468,8 @@ _CONVERTERS: dict[type, Callable[[Any, RobotNames], list[tuple[str, Any]]]] = {
     rd.TouchReading: _touch,
     rd.HumanMotionReading: _human_motion,
     rd.SoundReading: _sound,
-    rd.RfidReading: _json("rfid"),
-    rd.VictimReading: _json("victim"),
+    rd.RfidReading: _rfid,
+    rd.VictimReading: _victim,
     # covered by joint_states (encoders read the same joints; packages are joint groups)
     rd.EncoderReading: _nothing,
     rd.MissionPackageState: _nothing,
@@ -519,8 +510,8 @@ _SENSOR_TOPICS: dict[str, Callable[[RobotNames, str], list[tuple[str, type]]]] =
     "Touch": lambda n, s: [(n.topic(f"touch/{s}"), Bool)],
     "HumanMotion": lambda n, s: [(n.topic(f"human_motion/{s}"), Float32)],
     "Sound": lambda n, s: [(n.topic(f"sound/{s}"), Float32MultiArray)],
-    "RFID": lambda n, s: [(n.topic(f"rfid/{s}"), String)],
-    "VictSensor": lambda n, s: [(n.topic(f"victim/{s}"), String)],
+    "RFID": lambda n, s: [(n.topic(f"rfid/{s}"), String), (n.topic(f"rfid/{s}/markers"), MarkerArray)],
+    "VictSensor": lambda n, s: [(n.topic(f"victim/{s}"), String), (n.topic(f"victim/{s}/markers"), MarkerArray)],
 }
 
 

@@ -30,6 +30,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import BatteryState, JointState
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Float64, Float64MultiArray, String, UInt32
+from visualization_msgs.msg import MarkerArray
 
 from usarsim.config_loading import ConfigError
 from usarsim.ros import convert
@@ -54,10 +55,11 @@ except ImportError:
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 TF_STATIC_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 LATCHED_QOS = TF_STATIC_QOS
-# Odometry, joint states, battery and /clock are reliable so Nav2 and robot_state_publisher-style
-# (reliable) subscribers connect; a reliable publisher also serves best-effort subscribers.
+# Odometry, joint states, battery, /clock and detection markers are reliable so Nav2,
+# robot_state_publisher-style and RViz marker (reliable) subscribers connect; a reliable
+# publisher also serves best-effort subscribers.
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-STATE_TYPES = (Odometry, JointState, BatteryState, Clock)
+STATE_TYPES = (Odometry, JointState, BatteryState, Clock, MarkerArray)
 CAMERA_CHECK_PERIOD = 0.5  # s of sim time between checks for camera subscribers
 
 # parameter: (default, description)
