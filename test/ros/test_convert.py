@@ -8,7 +8,7 @@ pytest.importorskip("sensor_msgs.msg")
 
 from nav_msgs.msg import Odometry  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
-from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
+from visualization_msgs.msg import Marker  # noqa: E402
 from sensor_msgs.msg import (BatteryState, CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix,  # noqa: E402
                              NavSatStatus, PointCloud2, Range)
 
@@ -227,21 +227,19 @@ def test_battery_point_cloud_and_sar_readings():
 def test_detections_become_rviz_markers_beside_their_json():
     victims = rd.VictimReading(**H, sensor="VictSensor", frame="camera_link", parts=(
         rd.VictimPartSeen("Head", (2.0, 0.1, 0.3), "V1"), rd.VictimPartSeen("Arm", (2.1, -0.2, 0.1), "V1")))
-    topic, array = _one(victims, kind=MarkerArray)
+    topic, marker = _one(victims, kind=Marker)
     assert topic == "/bot/victim/VictSensor/markers"
-    clear, *markers = array.markers
-    assert clear.action == Marker.DELETEALL and clear.header.frame_id == "camera_link"
-    spheres = [m for m in markers if m.type == Marker.SPHERE]
-    labels = [m.text for m in markers if m.type == Marker.TEXT_VIEW_FACING]
-    assert [(m.pose.position.x, m.pose.position.y) for m in spheres] == [(2.0, 0.1), (2.1, -0.2)]
-    assert labels == ["V1/Head", "V1/Arm"]
-    assert all(m.header.frame_id == "camera_link" and m.header.stamp.sec == 12 for m in markers)
-    assert len({(m.ns, m.id) for m in markers}) == len(markers)  # RViz replaces markers with equal ns/id
+    assert (marker.type, marker.action, marker.header.frame_id, marker.header.stamp.sec) == (
+        Marker.SPHERE_LIST, Marker.ADD, "camera_link", 12)
+    assert [(p.x, p.y, p.z) for p in marker.points] == [(2.0, 0.1, 0.3), (2.1, -0.2, 0.1)]
+    assert marker.scale.x > 0 and marker.color.a > 0 and marker.pose.orientation.w == 1.0
     rfid = rd.RfidReading(**H, sensor="RFID", frame="rfid_link", tags=(rd.RfidTagSeen(7, "hi", (1.0, 0, 0), -40.0),))
-    topic, array = _one(rfid, kind=MarkerArray)
-    assert topic == "/bot/rfid/RFID/markers" and "tag 7" in [m.text for m in array.markers]
+    topic, tags = _one(rfid, kind=Marker)
+    assert topic == "/bot/rfid/RFID/markers" and [(p.x, p.y) for p in tags.points] == [(1.0, 0.0)]
+    assert (tags.ns, tags.id) != (marker.ns, marker.id)
     nothing = rd.VictimReading(**H, sensor="VictSensor", frame="camera_link", parts=())
-    assert [m.action for m in _one(nothing, kind=MarkerArray)[1].markers] == [Marker.DELETEALL]
+    empty = _one(nothing, kind=Marker)[1]
+    assert list(empty.points) == [] and (empty.ns, empty.id) == (marker.ns, marker.id)  # replaces the last list
 
 
 def test_cmd_vel_uses_the_robot_geometry_and_limits():

@@ -27,11 +27,11 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import (BatteryState, CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix, NavSatStatus,
                              PointCloud2, PointField, Range)
 from std_msgs.msg import Bool, Float32, Float32MultiArray, String, UInt8
-from visualization_msgs.msg import MarkerArray
+from visualization_msgs.msg import Marker
 
 from usarsim import frames
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
-from usarsim.ros.markers import rfid_markers, victim_markers
+from usarsim.ros.markers import rfid_marker, victim_marker
 from usarsim.ros.stamps import set_header, stamp
 from usarsim.sim import readings as rd
 
@@ -430,12 +430,12 @@ def json_string(r: rd.Reading) -> String:
 
 def _rfid(r: rd.RfidReading, names: RobotNames) -> list[tuple[str, Any]]:
     topic = names.topic(f"rfid/{r.sensor}")
-    return [(topic, json_string(r)), (f"{topic}/markers", rfid_markers(r, names.frame(r.frame)))]
+    return [(topic, json_string(r)), (f"{topic}/markers", rfid_marker(r, names.frame(r.frame)))]
 
 
 def _victim(r: rd.VictimReading, names: RobotNames) -> list[tuple[str, Any]]:
     topic = names.topic(f"victim/{r.sensor}")
-    return [(topic, json_string(r)), (f"{topic}/markers", victim_markers(r, names.frame(r.frame)))]
+    return [(topic, json_string(r)), (f"{topic}/markers", victim_marker(r, names.frame(r.frame)))]
 
 
 def _touch(r: rd.TouchReading, names: RobotNames) -> list[tuple[str, Any]]:
@@ -510,8 +510,8 @@ _SENSOR_TOPICS: dict[str, Callable[[RobotNames, str], list[tuple[str, type]]]] =
     "Touch": lambda n, s: [(n.topic(f"touch/{s}"), Bool)],
     "HumanMotion": lambda n, s: [(n.topic(f"human_motion/{s}"), Float32)],
     "Sound": lambda n, s: [(n.topic(f"sound/{s}"), Float32MultiArray)],
-    "RFID": lambda n, s: [(n.topic(f"rfid/{s}"), String), (n.topic(f"rfid/{s}/markers"), MarkerArray)],
-    "VictSensor": lambda n, s: [(n.topic(f"victim/{s}"), String), (n.topic(f"victim/{s}/markers"), MarkerArray)],
+    "RFID": lambda n, s: [(n.topic(f"rfid/{s}"), String), (n.topic(f"rfid/{s}/markers"), Marker)],
+    "VictSensor": lambda n, s: [(n.topic(f"victim/{s}"), String), (n.topic(f"victim/{s}/markers"), Marker)],
 }
 
 

@@ -30,7 +30,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import BatteryState, JointState
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Float64, Float64MultiArray, String, UInt32
-from visualization_msgs.msg import MarkerArray
+from visualization_msgs.msg import Marker
 
 from usarsim.config_loading import ConfigError
 from usarsim.ros import convert
@@ -59,7 +59,7 @@ LATCHED_QOS = TF_STATIC_QOS
 # robot_state_publisher-style and RViz marker (reliable) subscribers connect; a reliable
 # publisher also serves best-effort subscribers.
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-STATE_TYPES = (Odometry, JointState, BatteryState, Clock, MarkerArray)
+STATE_TYPES = (Odometry, JointState, BatteryState, Clock, Marker)
 CAMERA_CHECK_PERIOD = 0.5  # s of sim time between checks for camera subscribers
 
 # parameter: (default, description)

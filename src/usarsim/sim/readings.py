@@ -8,6 +8,7 @@ otherwise; body-relative values are FLU.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -27,18 +28,27 @@ class Reading:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: time, robot, sensor, type, then the values."""
-        values = {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)
-                  if f.name not in ("time", "robot", "sensor")}
+        values = {name: _jsonable(getattr(self, name)) for name in _field_names(type(self))
+                  if name not in ("time", "robot", "sensor")}
         return {"time": self.time, "robot": self.robot, "sensor": self.sensor, "type": self.kind, "values": values}
 
 
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """Field names of a dataclass type (None for other types); cached: readings convert at sensor rates."""
+    return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+
+
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, (bytes, bytearray)):
-        return f"<{len(value)} bytes>"
-    if dataclasses.is_dataclass(value):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (int, float, str, bool)) or value is None:
+        return value
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return f"<{len(value)} bytes>"
+    names = _field_names(type(value))
+    if names is not None:
+        return {name: _jsonable(getattr(value, name)) for name in names}
     if hasattr(value, "tolist"):
         return value.tolist()
     return value
