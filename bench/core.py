@@ -17,6 +17,7 @@ import time
 import numpy as np
 import pybullet as p
 
+from fleet import raw_motors  # bench/ is on the path when this file runs
 from usarsim import frames
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import WheelDrive
@@ -79,16 +80,7 @@ def run_raw(world: str, ticks: int) -> float:
     joints = {p.getJointInfo(body, i, physicsClientId=client)[1].decode(): i
               for i in range(p.getNumJoints(body, physicsClientId=client))}
     wheels = [joints[j] for j in spec.drive.left_wheels + spec.drive.right_wheels]
-    # the same contact and motor set-up as the simulator's robot (grippy wheels, free passive joints)
-    for index in wheels:
-        p.changeDynamics(body, index, lateralFriction=spec.body.wheel_friction,
-                         spinningFriction=spec.body.spinning_friction, rollingFriction=0.0, physicsClientId=client)
-    passive = [i for name, i in joints.items() if i not in wheels and p.getJointInfo(body, i, physicsClientId=client)[2]
-               != p.JOINT_FIXED and name not in {link.joint for g in spec.joint_groups for link in g.links}]
-    for index in passive:
-        p.setJointMotorControl2(body, index, p.VELOCITY_CONTROL, force=0.0, physicsClientId=client)
-    p.setJointMotorControlArray(body, wheels, p.VELOCITY_CONTROL, targetVelocities=[2.0, 2.0, 1.6, 1.6],
-                                forces=[spec.drive.max_torque] * 4, physicsClientId=client)
+    raw_motors(client, body, joints, spec)  # the simulator's contact and motor set-up, and the drive
     angles = -math.pi / 2 + 0.0174 * np.arange(181)
     laser_local = np.stack([np.cos(angles), np.sin(angles), np.zeros(181)], axis=1)
     sky = np.tile([0.3, 0.1, 0.95], (16, 1))

@@ -50,6 +50,10 @@ if [ ! -f "$stamp" ] || [ setup.py -nt "$stamp" ] || [ setup.cfg -nt "$stamp" ];
   "${PIP[@]}" -e ".[${extras}]"
   touch "$stamp"
 fi
+# The marker tells scripts/test.sh that the ROS tests must run here, not be skipped.
 if [[ $extras == *ros* ]] || [ $system_ros = 1 ]; then
   scripts/build_ros_interfaces.sh "$VENV"
+  touch "$VENV/.usarsim-ros"
+else
+  rm -f "$VENV/.usarsim-ros"
 fi

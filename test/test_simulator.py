@@ -191,3 +191,14 @@ def test_camera_renders_from_the_tick_after_it_is_switched_on():
         assert images(sim.run_for(1.0)) == []
         camera.active = True
         assert len(images(sim.step(1))) == 1
+
+
+def test_camera_fov_opcode_clamps_restores_and_refuses_negative_angles():
+    with Simulator("empty") as sim:
+        sim.spawn("P2AT", "R1")
+        results = [sim.submit(SensorCommand("R1", device="Camera", opcode="FOV", params=(v,))) for v in (9.0, 0.0, -0.5)]
+        sim.step(1)
+        wide, default, negative = (f.result(0) for f in results)
+        assert wide.ok and dict(wide.fields)["FOV"] < 9.0  # clamped to the camera's max_fov
+        assert default.ok and dict(default.fields)["FOV"] == pytest.approx(sim.robot("R1").sensor("Camera").params.fov)
+        assert not negative.ok and "FOV" in negative.message

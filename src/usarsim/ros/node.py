@@ -39,6 +39,7 @@ from usarsim.ros.kinematics import robot_description
 from usarsim.sim.commands import Command, CommandError, SensorCommand
 from usarsim.sim.readings import OdometryReading, Reading
 from usarsim.sim.robot import Robot
+from usarsim.sim.sensors import CommandResult
 from usarsim.sim.simulator import PACINGS, Simulator
 
 try:
@@ -417,6 +418,8 @@ class UsarsimNode(Node):
             exc = f.exception()
             if exc is not None:
                 self._log.warning(f"{bridge.robot.name}: {what} refused: {exc}")
+            elif isinstance(f.result(), CommandResult) and not f.result().ok:  # a device opcode the core declined
+                self._log.warning(f"{bridge.robot.name}: {what} refused: {f.result().message}")
 
         future.add_done_callback(done)
 
@@ -441,12 +444,12 @@ class UsarsimNode(Node):
         self._submit(bridge, cmd, f"{group.name}/command")
 
     def _on_camera_fov(self, bridge: _Bridge, camera: str, msg: Float64) -> None:
-        if not math.isfinite(msg.data) or msg.data < 0:
-            self._log.warning(f"{bridge.robot.name}: ignoring {camera} fov {msg.data}: "
-                              "needs a finite horizontal FOV in radians (0 = default)")
+        try:
+            cmd = SensorCommand(bridge.robot.name, device=camera, opcode="FOV", params=(msg.data,))
+        except CommandError as exc:  # NaN/inf; the camera itself judges the angle
+            self._log.warning(f"{bridge.robot.name}: ignoring {camera} fov: {exc}")
             return
-        self._submit(bridge, SensorCommand(bridge.robot.name, device=camera, opcode="FOV", params=(msg.data,)),
-                     f"{camera} fov")
+        self._submit(bridge, cmd, f"{camera} fov")
 
     def _on_trajectory(self, bridge: _Bridge, msg: Any) -> None:
         if not msg.points:

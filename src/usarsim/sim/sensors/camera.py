@@ -102,8 +102,8 @@ class Camera(Sensor):
                 fov = float(params[0])
             except (IndexError, TypeError, ValueError):
                 return CommandResult(False, message="FOV needs a number")
-            if not math.isfinite(fov):
-                return CommandResult(False, message="FOV must be finite")
+            if not math.isfinite(fov) or fov < 0:
+                return CommandResult(False, message="FOV must be a finite angle >= 0 (0 restores the default)")
             return CommandResult(True, (("FOV", self.set_fov(fov)),))
         if opcode.upper() == "PANTILT":
             return pan_tilt_command(self.robot, self.spec.mount.parent, params)
