@@ -25,15 +25,19 @@ def threads_for(rays: int) -> int:
 
 
 def ray_test(client: int, starts: np.ndarray | Sequence[Sequence[float]],
-             ends: np.ndarray | Sequence[Sequence[float]]) -> list[tuple]:
-    """PyBullet ray results (body, link, fraction, position, normal), one per start/end pair."""
+             ends: np.ndarray | Sequence[Sequence[float]], hit_number: int = -1) -> list[tuple]:
+    """PyBullet ray results (body, link, fraction, position, normal), one per start/end pair.
+
+    ``hit_number`` k >= 0 asks for each ray's k-th hit of all its hits (in Bullet's order, one
+    per convex shape) instead of the closest one; -1 when there are fewer.
+    """
     starts = np.asarray(starts, dtype=float).reshape(-1, 3)
     ends = np.asarray(ends, dtype=float).reshape(-1, 3)
     out: list[tuple] = []
     for k in range(0, len(starts), MAX_BATCH):
         chunk_starts, chunk_ends = starts[k:k + MAX_BATCH], ends[k:k + MAX_BATCH]
         results = p.rayTestBatch(chunk_starts.tolist(), chunk_ends.tolist(), numThreads=threads_for(len(chunk_starts)),
-                                 physicsClientId=client)
+                                 reportHitNumber=hit_number, physicsClientId=client)
         if len(results) != len(chunk_starts):
             raise RuntimeError(f"rayTestBatch returned {len(results)} results for {len(chunk_starts)} rays")
         out.extend(results)

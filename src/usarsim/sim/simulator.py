@@ -23,6 +23,7 @@ from usarsim.sim.environment import SensorEnvironment
 from usarsim.sim.readings import GroundTruthReading, Reading
 from usarsim.sim.robot import Robot, pose_tuple, spawn_height
 from usarsim.sim.quiet import quiet_stdout
+from usarsim.sim.wireless import LinkTable, WirelessNetwork
 from usarsim.sim.world import BuiltWorld, WorldSpec, build_world, load_world
 from usarsim import frames
 
@@ -89,6 +90,7 @@ class Simulator:
                                      robot_body_ids=lambda: {r.body_id for r in self.robots.values()},
                                      render_options=render)
         self.robots: dict[str, Robot] = {}
+        self.wireless = WirelessNetwork(self.client, self.world, self.spec.comm)
         self.ticks = 0
         self._lock = threading.RLock()
         self._queue: collections.deque[tuple[Command, Future]] = collections.deque()
@@ -112,7 +114,7 @@ class Simulator:
         with self._lock:
             self._check_open()
             name = name or self._default_name(spec.class_name)
-            if name in self.robots:
+            if name in self.robots or name in self.wireless.stations:
                 raise CommandError(f"a robot named '{name}' already exists")
             if position is None:
                 pose = self.world.start_pose(start) if start else self.spec.start_poses[0]
@@ -148,6 +150,20 @@ class Simulator:
             robot = self.robots.pop(name, None)
             if robot is not None and not self._closed:
                 p.removeBody(robot.body_id, physicsClientId=self.client)
+
+    def add_station(self, name: str, position: Sequence[float]) -> tuple[float, float, float]:
+        """Place a ComStation (a wireless relay) standing at ``position`` (core frame); returns
+        its antenna position. Stations share the robots' names: a name is one radio."""
+        with self._lock:
+            self._check_open()
+            if name in self.robots:
+                raise CommandError(f"a robot named '{name}' already exists")
+            return self.wireless.add_station(name, pose_tuple(position))
+
+    def remove_station(self, name: str) -> None:
+        """Remove a ComStation (no error if it is already gone)."""
+        with self._lock:
+            self.wireless.remove_station(name)
 
     def robot(self, name: str) -> Robot:
         """A spawned robot by name."""
@@ -201,13 +217,21 @@ class Simulator:
                 robot.invalidate()
                 readings.extend(robot.robot_readings(now))
                 readings.extend(robot.sample_sensors(now))
+            links = self._update_links(now)
             listeners = list(self._listeners)
+        if links is not None:
+            self.wireless.notify(links)
         for listener in listeners:
             try:
                 listener(now, readings)
             except Exception:  # a broken front door must not stop physics
                 log.exception("reading listener failed")
         return readings
+
+    def _update_links(self, now: float) -> LinkTable | None:
+        if not self.wireless.due(now, self.robots.keys()):
+            return None
+        return self.wireless.update(now, {n: tuple(r.base.position) for n, r in self.robots.items()})
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener(time, readings)`` after every tick (from the stepping thread)."""

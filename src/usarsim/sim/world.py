@@ -72,15 +72,38 @@ class LightSpec:
 
 
 @dataclass(frozen=True)
-class CommSpec:
-    """Wireless path-loss parameters (sensors.md §12 defaults)."""
+class WallWeights:
+    """How many walls one crossing of a static part counts for, by its surface tag (docs/wireless.md)."""
 
-    p_d0: float = -49.67
-    d0: float = 2.0
-    n: float = 1.09
-    max_walls: int = 5
-    waf: float = 6.625
-    cutoff: float = -93.0
+    default: float = 1.0
+    transparent: float = 0.5  # glass: about 3 dB at 2.4 GHz, half a partition wall
+    mirror: float = 1.0  # metal-backed
+    mesh_fence: float = 0.5  # a wire grid lets part of the signal through
+
+    def of(self, surface: str) -> float:
+        """Weight of a part with surface tag ``surface``."""
+        return float(getattr(self, surface, self.default))
+
+
+@dataclass(frozen=True)
+class CommSpec:
+    """Wireless path-loss parameters (the manual's Wall Attenuation Factor model; docs/wireless.md)."""
+
+    p_d0: float = -49.67  # dBm at the reference distance (ini ePdo)
+    d0: float = 2.0  # reference distance, m (eDo)
+    n: float = 1.09  # path-loss exponent (eN)
+    max_walls: int = 5  # walls counted at most, C (eMaxObs)
+    waf: float = 6.625  # dB per wall (eAttenFac)
+    cutoff: float = -93.0  # dBm below which links close and cannot open (eCutoff)
+    update_rate: float = 1.0  # link-state updates per second of sim time (0: only when robots come and go)
+    walls: WallWeights = field(default_factory=WallWeights)
+
+    def validate(self, source: str) -> None:
+        """Reject parameters the model cannot use."""
+        if not (self.d0 > 0 and self.n >= 0 and self.max_walls >= 0 and self.waf >= 0 and self.update_rate >= 0):
+            raise ConfigError(f"{source}: comm: d0 must be > 0 and n, max_walls, waf, update_rate >= 0")
+        if min(vars(self.walls).values()) < 0:
+            raise ConfigError(f"{source}: comm: walls weights must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -158,6 +181,7 @@ def _validate(spec: WorldSpec, source: str) -> None:
         item.validate(source)
     for victim in spec.victims:
         victim.validate(source)
+    spec.comm.validate(source)
 
 
 @dataclass
@@ -259,5 +283,5 @@ def build_world(client: int, spec: WorldSpec) -> BuiltWorld:
 
 
 __all__ = ["BuiltWorld", "CommSpec", "FloorSpec", "GpsOrigin", "LightSpec", "ObstacleSpec", "RfidTag",
-           "RfidTagSpec", "StartPose", "StaticItem", "Victim", "VictimSpec", "WorldSpec", "available_worlds",
+           "RfidTagSpec", "StartPose", "StaticItem", "Victim", "VictimSpec", "WallWeights", "WorldSpec", "available_worlds",
            "build_world", "load_world", "load_world_file", "worlds_dir"]
