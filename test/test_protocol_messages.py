@@ -180,8 +180,9 @@ def test_spawn_request_converts_frame():
     assert req.start is None
     req = pc.spawn_request(g.parse_command("INIT {ClassName USARBot.P2DX} {Name Robot1} {Start PlayerStart}"))
     assert (req.name, req.start, req.position) == ("Robot1", "PlayerStart", None)
-    with pytest.raises(pc.Unsupported):
-        pc.spawn_request(g.parse_command("INIT {ClassName USARBot.ComStation} {Location 1,1,1}"))
+    assert not req.station
+    station = pc.spawn_request(g.parse_command("INIT {ClassName USARBot.ComStation} {Location 1,1,-0.5}"))
+    assert station.station and station.position == pytest.approx((1.0, -1.0, 0.5))
 
 
 def test_set_requests_and_replies(p2at):

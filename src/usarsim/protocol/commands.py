@@ -39,6 +39,11 @@ class SpawnRequest:
     position: tuple[float, float, float] | None
     rpy: tuple[float, float, float] | None
 
+    @property
+    def station(self) -> bool:
+        """True for ``USARBot.ComStation``: a wireless relay, not a robot."""
+        return self.class_name.lower() in ("usarbot.comstation", "comstation")
+
 
 def spawn_request(init: g.Init) -> SpawnRequest:
     """INIT -> spawn arguments; Location/Rotation converted from SAE to the core frame.
@@ -48,8 +53,6 @@ def spawn_request(init: g.Init) -> SpawnRequest:
     coordinates returned by GETSTARTPOSES can be sent back as they are.
     """
     class_name = init.class_name
-    if class_name.lower() in ("usarbot.comstation", "comstation"):
-        raise Unsupported("communication stations (USARBot.ComStation) are not simulated")
     position = frames.flip_vector(init.location) if init.location is not None else None
     rpy = frames.flip_euler(init.rotation) if init.rotation is not None else None
     start = init.start if init.location is None else None

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from usarsim.config_loading import ConfigError
 from usarsim.protocol import commands as pc
+from usarsim.protocol import comstation
 from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
 from usarsim.sim import readings as rd
@@ -169,6 +170,9 @@ class _Connection:
             self.err(word, "no robot on this connection: send INIT first")
             return
         robot, spec = self.robot, self.spec
+        if spec is None:  # a ComStation's connection
+            self._station_command(word, cmd)
+            return
         try:
             if isinstance(cmd, g.Drive):
                 self._submit(word, pc.drive_commands(cmd, robot, spec))
@@ -205,6 +209,13 @@ class _Connection:
             return
         sim = self.server.sim
         loop = asyncio.get_running_loop()
+        if req.station:
+            try:
+                self.robot = await loop.run_in_executor(None, lambda: sim.add_station(
+                    req.name, req.position, start=req.start))
+            except CommandError as exc:
+                self.err("INIT", str(exc))
+            return
         try:
             robot = await loop.run_in_executor(None, lambda: sim.spawn(
                 req.class_name, req.name, start=req.start, position=req.position, rpy=req.rpy))
@@ -218,6 +229,15 @@ class _Connection:
         self.stamped = {s.name: bool(getattr(s.params, "with_timestamp", False)) for s in robot.sensors}
         self.server._owned = {**self.server._owned, robot.name: self}
         log.info("client %s controls %s (%s)", self.peer, robot.name, robot.spec.class_name)
+
+    def _station_command(self, word: str, cmd: Any) -> None:
+        wireless = self.server.sim.wireless
+        ground = wireless.station_ground(self.robot)
+        reply = None if ground is None else comstation.station_reply(cmd, self.robot, ground, wireless.comm)
+        if reply is None:
+            self.err(word, f"'{self.robot}' is a ComStation: it answers GETGEO and GETCONF only")
+        else:
+            self.send(*reply)
 
     def _submit(self, word: str, cmds: Sequence[Command]) -> None:
         for cmd in cmds:

@@ -141,29 +141,30 @@ class Simulator:
         while True:
             self._name_counter[class_name] += 1
             candidate = f"{class_name}_{self._name_counter[class_name]}"
-            if candidate not in self.robots:
+            if candidate not in self.robots and candidate not in self.wireless.stations:
                 return candidate
 
     def remove(self, name: str) -> None:
-        """Remove a robot (no error if it is already gone)."""
+        """Remove a robot or ComStation (no error if it is already gone)."""
         with self._lock:
+            self.wireless.remove_station(name)
             robot = self.robots.pop(name, None)
             if robot is not None and not self._closed:
                 p.removeBody(robot.body_id, physicsClientId=self.client)
 
-    def add_station(self, name: str, position: Sequence[float]) -> tuple[float, float, float]:
-        """Place a ComStation (a wireless relay) standing at ``position`` (core frame); returns
-        its antenna position. Stations share the robots' names: a name is one radio."""
+    def add_station(self, name: str | None = None, position: Sequence[float] | None = None, *,
+                    start: str | None = None) -> str:
+        """Place a ComStation (a wireless relay) standing at ``position`` (core frame), or at a
+        start pose; returns its name. Robots and stations share one name space (one radio each)."""
         with self._lock:
             self._check_open()
+            name = name or self._default_name("ComStation")
             if name in self.robots:
                 raise CommandError(f"a robot named '{name}' already exists")
-            return self.wireless.add_station(name, pose_tuple(position))
-
-    def remove_station(self, name: str) -> None:
-        """Remove a ComStation (no error if it is already gone)."""
-        with self._lock:
-            self.wireless.remove_station(name)
+            if position is None:
+                position = (self.world.start_pose(start) if start else self.spec.start_poses[0]).xyz
+            self.wireless.add_station(name, pose_tuple(position))
+            return name
 
     def robot(self, name: str) -> Robot:
         """A spawned robot by name."""

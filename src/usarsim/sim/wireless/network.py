@@ -162,6 +162,11 @@ class WirelessNetwork:
         self.stations[name] = antenna
         return antenna
 
+    def station_ground(self, name: str) -> Vec3 | None:
+        """Where station ``name`` stands (its Location), None when there is no such station."""
+        antenna = self.stations.get(name)
+        return None if antenna is None else (antenna[0], antenna[1], antenna[2] - STATION_HEIGHT)
+
     def remove_station(self, name: str) -> None:
         """Remove a ComStation (no error if it is gone)."""
         self.stations.pop(name, None)
