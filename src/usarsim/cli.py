@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except (ConfigError, CommandError, FileNotFoundError) as exc:
+    except (ConfigError, CommandError, OSError) as exc:  # a bad file, command or port (in use)
         print(f"usarsim: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

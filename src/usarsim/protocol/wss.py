@@ -1,0 +1,348 @@
+"""The Wireless Communication Server (default TCP 5874): robot-to-robot links that fail
+where the radio model says they would.
+
+As in USARSim: a robot controller opens a control connection and sends REGISTER,
+LISTEN, OPEN and GETSS (:mod:`usarsim.protocol.wss_commands`). On OPEN the server
+connects to both robots at the ports they listen on; what one robot SENDs on its link
+reaches the other as raw bytes, provided the link table of the simulation
+(:class:`usarsim.sim.wireless.LinkTable`, updated at the world's rate) says the signal
+is above the cut-off, directly or relayed by ComStations. A SEND over a link below
+the cut-off is dropped and the link closed; a link that falls below it is closed at
+the next link update; both robots see their link connection closed.
+
+Threads: one event loop thread owns every socket; the simulator thread only hands
+each new link table over (``call_soon_threadsafe``). Back-pressure: each link end
+has its own writer and at most ``queue_bytes`` waiting; a message that does not fit
+is dropped whole (tail drop) and counted, so a slow receiver never blocks a sender,
+another link or the simulator. Per-link delivery is in order.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from usarsim.protocol import wss_commands as wc
+
+if TYPE_CHECKING:
+    from usarsim.sim.simulator import Simulator
+    from usarsim.sim.wireless import LinkTable
+
+log = logging.getLogger(__name__)
+
+DEFAULT_WSS_PORT = 5874  # USARSim's USAR.ini [USARBotAPI.ComServer] ListenPort
+QUEUE_BYTES = 1 << 20  # bytes waiting for one slow receiver before its new messages are dropped
+CONNECT_TIMEOUT = 3.0  # s to reach a robot's listening port on OPEN
+MAX_SESSIONS = 64
+READ_SIZE = 65536
+
+
+@dataclass
+class Stats:
+    """Counters (for tests, benches and the log)."""
+
+    delivered: int = 0
+    dropped_signal: int = 0  # sent while the link was below the cut-off
+    dropped_full: int = 0  # the receiver's queue was full
+    links_opened: int = 0
+    links_closed: int = 0
+
+
+@dataclass(eq=False)
+class _End:
+    """One robot's side of a link: the connection the server opened to it."""
+
+    name: str
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    queue: collections.deque = field(default_factory=collections.deque)
+    queued: int = 0
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass(eq=False)
+class _Link:
+    a: _End
+    b: _End
+    tasks: list = field(default_factory=list)
+    closed: bool = False
+
+    def other(self, end: _End) -> _End:
+        return self.b if end is self.a else self.a
+
+
+class WirelessServer:
+    """The WSS front door of a :class:`~usarsim.sim.simulator.Simulator` (``port=0``: any free port)."""
+
+    def __init__(self, sim: "Simulator", host: str = "127.0.0.1", port: int = DEFAULT_WSS_PORT, *,
+                 queue_bytes: int = QUEUE_BYTES, connect_timeout: float = CONNECT_TIMEOUT) -> None:
+        if queue_bytes < 1:
+            raise ValueError("queue_bytes must be at least 1")
+        self.sim = sim
+        self.host = host
+        self.port = port
+        self.queue_bytes = queue_bytes
+        self.connect_timeout = connect_timeout
+        self.registry = wc.Registry()
+        self.stats = Stats()
+        self._links: set[_Link] = set()
+        self._sessions = 0
+        self._next_session = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.AbstractServer | None = None
+
+    # --- lifecycle ------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Bind and serve from a background thread; returns once listening (raises OSError if the
+        port is taken)."""
+        if self._thread is not None:
+            return
+        bound = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            try:
+                self._server = loop.run_until_complete(asyncio.start_server(self._session, self.host, self.port))
+                self.port = self._server.sockets[0].getsockname()[1]
+            except BaseException as exc:  # noqa: BLE001 - reported by start()
+                failure.append(exc)
+                bound.set()
+                loop.close()
+                return
+            bound.set()
+            try:
+                loop.run_forever()
+            finally:
+                loop.run_until_complete(self._shutdown())
+                loop.close()
+
+        self._thread = threading.Thread(target=run, name="usarsim-wss", daemon=True)
+        self._thread.start()
+        bound.wait()
+        if failure:
+            self._thread.join()
+            self._thread = None
+            raise failure[0]
+        self.sim.wireless.add_listener(self._on_table)
+        log.info("wireless communication server on %s:%d", self.host, self.port)
+
+    def stop(self) -> None:
+        """Close every link and control connection and stop serving."""
+        if self._thread is None:
+            return
+        self.sim.wireless.remove_listener(self._on_table)
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
+        self._thread.join()
+        self._thread = None
+
+    def __enter__(self) -> "WirelessServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for link in list(self._links):
+            self._close_link(link, "server stopping")
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    @property
+    def links(self) -> list[tuple[str, str]]:
+        """Open links as (robot, robot) pairs."""
+        return [(link.a.name, link.b.name) for link in list(self._links)]
+
+    # --- control connections ----------------------------------------------------------------------
+    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._next_session += 1
+        owner = self._next_session
+        if self._sessions >= MAX_SESSIONS:
+            writer.write(wc.fail(f"Too many connections (at most {MAX_SESSIONS})"))
+            writer.close()
+            return
+        self._sessions += 1
+        peer = writer.get_extra_info("peername")
+        peer_ip = peer[0] if isinstance(peer, tuple) else ""
+        splitter = wc.ControlSplitter()
+        try:
+            while True:
+                data = await reader.read(READ_SIZE)
+                if not data:
+                    break
+                for command in splitter.feed(data):
+                    writer.write(await self._reply(command, owner, peer_ip))
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self._sessions -= 1
+            self.registry.forget(owner)
+            writer.close()
+
+    async def _reply(self, command: str | None, owner: int, peer_ip: str) -> bytes:
+        if command is None:
+            return wc.fail(f"Unknown Message (not text, or longer than {wc.MAX_COMMAND} bytes)")
+        words = command.split()
+        word = words[0].upper()
+        if word == "REGISTER":
+            return wc.fail("Incorrect Message") if len(words) != 3 else self.registry.register(words[1], words[2], owner)
+        if word == "LISTEN":
+            return wc.fail("Incorrect Message") if len(words) != 3 else self.registry.listen(words[1], words[2], owner)
+        if word == "OPEN":
+            return wc.fail("Incorrect Message") if len(words) != 5 else await self._open(*words[1:])
+        if word == "GETSS":
+            return wc.fail("Incorrect Message") if len(words) != 3 else self._getss(words[1], words[2], peer_ip)
+        return wc.fail(f"Unknown Message {words[0][:32]}")
+
+    def _getss(self, r1: str, r2: str, peer_ip: str) -> bytes:
+        # The original answers only the robots themselves, recognised by the address they registered.
+        if peer_ip not in {_resolve(self.registry.ip_of(r1)), _resolve(self.registry.ip_of(r2))}:
+            return wc.fail("Server does not accept third party requests")
+        return wc.check_signal(self.sim.wireless.table.signal_between(r1, r2))
+
+    async def _open(self, name: str, port_text: str, host: str, host_port_text: str) -> bytes:
+        port, host_port = wc.parse_port(port_text), wc.parse_port(host_port_text)
+        if port is None or host_port is None:
+            return wc.fail(f"Invalid port {port_text if port is None else host_port_text}")
+        listening = self.registry.listening
+        if (name, port) not in listening and (host, host_port) not in listening:
+            return wc.fail(f"{name} not listening on port {port}")
+        for robot in (name, host):
+            if self.registry.ip_of(robot) is None:
+                return wc.fail(f"Robot {robot} not registered")
+        if name == host or not self.sim.wireless.table.reachable(host, name):
+            return wc.fail(f"Cannot connect to {name}")
+        ends = await asyncio.gather(self._connect(name, port), self._connect(host, host_port))
+        if None in ends:
+            for end in ends:
+                if end is not None:
+                    end.writer.close()
+            return wc.fail("Could not establish connection")
+        self._start_link(_Link(ends[0], ends[1]))
+        return wc.ok()
+
+    async def _connect(self, name: str, port: int) -> _End | None:
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(_resolve(self.registry.ip_of(name)), port), self.connect_timeout)
+        except (OSError, asyncio.TimeoutError) as exc:
+            log.info("WSS: cannot reach %s on port %d: %s", name, port, exc)
+            return None
+        return _End(name, reader, writer)
+
+    # --- links --------------------------------------------------------------------------------------
+    def _start_link(self, link: _Link) -> None:
+        self._links.add(link)
+        self.stats.links_opened += 1
+        for end in (link.a, link.b):
+            link.tasks.append(asyncio.ensure_future(self._read_end(link, end)))
+            link.tasks.append(asyncio.ensure_future(self._write_end(link, end)))
+        log.info("WSS: link %s <-> %s opened", link.a.name, link.b.name)
+
+    async def _read_end(self, link: _Link, end: _End) -> None:
+        parser = wc.LinkParser()
+        reason = f"{end.name} closed its link"
+        try:
+            while not link.closed:
+                data = await end.reader.read(READ_SIZE)
+                if not data:
+                    if parser.mid_message:
+                        reason = f"{end.name} disconnected in the middle of a message (discarded)"
+                    break
+                for event in parser.feed(data):
+                    if isinstance(event, wc.Send):
+                        if not self._forward(link, end, event.payload):
+                            return
+                    elif isinstance(event, wc.Close):
+                        reason = f"{end.name} sent CLOSE"
+                        return
+                    else:
+                        log.warning("WSS: %s -> %s: %s", end.name, link.other(end).name, event.reason)
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self._close_link(link, reason)
+
+    def _forward(self, link: _Link, end: _End, payload: bytes) -> bool:
+        """Queue ``payload`` for the other end; False when the link has to close (below cut-off)."""
+        peer = link.other(end)
+        if not self.sim.wireless.table.reachable(end.name, peer.name):
+            self.stats.dropped_signal += 1
+            self._close_link(link, f"signal {end.name} -> {peer.name} below the cut-off")
+            return False
+        if peer.queued + len(payload) > self.queue_bytes:
+            self.stats.dropped_full += 1
+            if self.stats.dropped_full in (1, 10, 100) or self.stats.dropped_full % 1000 == 0:
+                log.warning("WSS: %s reads too slowly: %d messages dropped", peer.name, self.stats.dropped_full)
+            return True
+        peer.queue.append(payload)
+        peer.queued += len(payload)
+        peer.ready.set()
+        self.stats.delivered += 1
+        return True
+
+    async def _write_end(self, link: _Link, end: _End) -> None:
+        try:
+            while not link.closed:
+                if not end.queue:
+                    end.ready.clear()
+                    await end.ready.wait()
+                    continue
+                payload = end.queue.popleft()
+                end.queued -= len(payload)
+                end.writer.write(payload)
+                await end.writer.drain()
+        except (ConnectionError, OSError):
+            self._close_link(link, f"{end.name} is gone")
+
+    def _close_link(self, link: _Link, reason: str) -> None:
+        if link.closed:
+            return
+        link.closed = True
+        self._links.discard(link)
+        self.stats.links_closed += 1
+        for end in (link.a, link.b):
+            while end.queue:  # accepted while the link was up: hand it to the transport, which flushes on close
+                end.writer.write(end.queue.popleft())
+            end.queued = 0
+            end.writer.close()
+        current = asyncio.current_task()
+        for task in link.tasks:
+            if task is not current:
+                task.cancel()
+        log.info("WSS: link %s <-> %s closed: %s", link.a.name, link.b.name, reason)
+
+    # --- link table (simulator thread) ---------------------------------------------------------------
+    def _on_table(self, table: "LinkTable") -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed() or not self._links:
+            return
+        try:
+            loop.call_soon_threadsafe(self._check_links, table)
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+
+    def _check_links(self, table: "LinkTable") -> None:
+        for link in list(self._links):
+            if not table.reachable(link.a.name, link.b.name):
+                self._close_link(link, f"signal {link.a.name} <-> {link.b.name} fell below the cut-off")
+
+
+def _resolve(ip: str | None) -> str | None:
+    return "127.0.0.1" if ip is not None and ip.lower() == "localhost" else ip
+
+
+__all__ = ["DEFAULT_WSS_PORT", "QUEUE_BYTES", "Stats", "WirelessServer"]
