@@ -42,6 +42,7 @@ class RecordOptions:
     clock_rate: float = DEFAULT_CLOCK_RATE
     cameras: bool = False
     map_tf: bool = False  # map -> odom from ground truth, as the bridge's parameter of the same purpose
+    stations: tuple[str, ...] = ()  # ComStations 'name:x,y[,z]': wireless links and their markers get recorded
 
 
 def message_type(msg: Any) -> str:
@@ -101,6 +102,8 @@ class BagSink:
 
     def _connect(self, topic: str, msg: Any) -> "Connection | None":
         msgtype = message_type(msg)
+        if msgtype not in self._typestore.types and msgtype.startswith(f"{PROJECT_INTERFACES}/"):
+            _register_project_types(self._typestore)
         if msgtype not in self._typestore.types:
             if topic not in self._skipped:  # only possible with a message set newer than the typestore
                 log.warning("not recording %s: %s is unknown to the rosbags typestore", topic, msgtype)
@@ -110,6 +113,27 @@ class BagSink:
                                            offered_qos_profiles=_qos(topic, msgtype))
         self._connections[topic] = conn
         return conn
+
+
+PROJECT_INTERFACES = "usarsim_interfaces"
+
+
+def _register_project_types(typestore: Any) -> None:
+    """Teach the typestore the project's own messages, from the .msg files their build installed."""
+    from rosbags.typesys import get_types_from_msg
+
+    folder = Path(sys.prefix) / "share" / PROJECT_INTERFACES / "msg"
+    if not folder.is_dir():
+        try:
+            from ament_index_python.packages import get_package_share_directory
+
+            folder = Path(get_package_share_directory(PROJECT_INTERFACES)) / "msg"
+        except Exception:  # noqa: BLE001 - not installed: the messages stay unknown (and are skipped)
+            return
+    types: dict[str, Any] = {}
+    for path in sorted(folder.glob("*.msg")):
+        types.update(get_types_from_msg(path.read_text(), f"{PROJECT_INTERFACES}/msg/{path.stem}"))
+    typestore.register(types)
 
 
 def record(options: RecordOptions, output: str | Path, *, overwrite: bool = False,
@@ -197,6 +221,7 @@ def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
                 failure.append(exc)
 
         sim.add_listener(on_tick)
+        _record_wireless(sim, options.stations, names.world_frame, sink, failure)
         total = max(1, round(options.duration / sim.dt))
         chunk = max(1, round(1.0 / (options.clock_rate * sim.dt)))  # ticks per /clock message
         bar = _progress_bar(total, progress)
@@ -214,6 +239,28 @@ def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
             bar.close()
     finally:
         sim.close()
+
+
+def _record_wireless(sim: Any, stations: Sequence[str], frame: str, sink: BagSink,
+                     failure: list[BaseException]) -> None:
+    """Place ``stations`` and write every link update: /<robot>/wireless/links and /wireless/markers."""
+    from usarsim.ros import wireless
+
+    for text in stations:
+        sim.add_station(*wireless.parse_station(text))
+    strongest = sim.wireless.comm.p_d0
+
+    def on_links(table: Any) -> None:
+        if failure:
+            return
+        try:
+            if wireless.HAVE_INTERFACES:
+                sink.write(table.time, wireless.link_messages(table, frame))
+            sink.write(table.time, [(wireless.MARKER_TOPIC, wireless.link_markers(table, frame, strongest))])
+        except BaseException as exc:  # as on_tick: stop the recording rather than lose data silently
+            failure.append(exc)
+
+    sim.wireless.add_listener(on_links)
 
 
 def _progress_bar(total: int, enabled: bool):  # noqa: ANN202 - tqdm is imported lazily
@@ -242,7 +289,8 @@ def cmd_record(args: argparse.Namespace) -> int:
         return 2
     options = RecordOptions(world=args.world, robot=args.robot, name=args.name, start=args.start, seed=args.seed,
                             duration=args.duration, drive=args.drive, physics_rate=args.physics_rate,
-                            clock_rate=args.clock_rate, cameras=args.camera, map_tf=args.map_tf)
+                            clock_rate=args.clock_rate, cameras=args.camera, map_tf=args.map_tf,
+                            stations=tuple(args.station))
     try:
         counts = record(options, args.output, overwrite=args.overwrite, progress=True)
     except FileExistsError as exc:
@@ -275,6 +323,9 @@ def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
     rec.add_argument("--clock-rate", type=_positive, default=DEFAULT_CLOCK_RATE, help="/clock messages per sim second")
     rec.add_argument("--camera", action="store_true", help="also render and record camera images (slow)")
     rec.add_argument("--map-tf", action="store_true", help="also record map -> odom from ground truth")
+    rec.add_argument("--station", action="append", default=[], metavar="NAME:X,Y[,Z]",
+                     help="place a ComStation (m, world frame; repeatable): records /<robot>/wireless/links and "
+                          "/wireless/markers (docs/wireless.md)")
     rec.add_argument("--overwrite", action="store_true", help="replace an existing output")
     rec.add_argument("--output", "-o", required=True,
                      help="FILE.mcap (one file) or a directory name (rosbag2 directory)")

@@ -104,3 +104,25 @@ def test_relay_drops_and_restores_delivery(graph):
     wait_for(lambda: any(not m.links[0].connected for m in links), "links reporting B cut off")
     assert [bytes(m.data) for m in received] == [b"hello B", b"back again"]
     assert signal_color(-100.0, -58.0, -49.67) == DOWN_COLOR
+
+
+def test_record_writes_links_and_their_markers(tmp_path):
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    from usarsim.record import RecordOptions, _register_project_types, record
+
+    out = tmp_path / "links.mcap"
+    counts = record(RecordOptions(world="empty", name="R1", duration=2.0, drive=(3.0, 3.0),
+                                  stations=("Near:-2,0", "Far:40,0")), out)
+    assert counts["/R1/wireless/links"] == 3 and counts["/wireless/markers"] == 3  # t = 0.005, 1, 2
+    typestore = get_typestore(Stores.ROS2_KILTED)
+    _register_project_types(typestore)
+    with AnyReader([out], default_typestore=typestore) as reader:
+        wanted = [c for c in reader.connections if c.topic in ("/R1/wireless/links", "/wireless/markers")]
+        messages = [(c.topic, reader.deserialize(raw, c.msgtype)) for c, _, raw in reader.messages(connections=wanted)]
+    links = [m for topic, m in messages if topic == "/R1/wireless/links"]
+    near = [next(l for l in m.links if l.peer == "Near") for m in links]
+    assert near[0].connected and near[0].peer_is_station and near[-1].distance > near[0].distance  # driving away
+    lines = [m.markers[0] for topic, m in messages if topic == "/wireless/markers"][-1]
+    assert lines.type == Marker.LINE_LIST and len(lines.points) == 6 and len(lines.colors) == 6
