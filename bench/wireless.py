@@ -90,14 +90,19 @@ def bench_relay(messages: int, pings: int) -> None:
         sim.add_station("A", (0.0, 0.0, 0.0))
         sim.add_station("B", (5.0, 0.0, 0.0))
         sim.step(1)
-        with WirelessServer(sim, port=0) as wss:
+        wss = WirelessServer(sim, port=0)
+        wss.start()
+        try:
             ends = {}
             for name in ("A", "B"):
                 control = socket.create_connection(("127.0.0.1", wss.port))
                 listener = socket.create_server(("127.0.0.1", 0))
                 ends[name] = (control, listener)
                 control.sendall(f"REGISTER {name} 127.0.0.1;LISTEN {name} {listener.getsockname()[1]};".encode())
-                assert control.recv(64).count(b"OK;") >= 1
+                replies = b""
+                while replies.count(b";") < 2:
+                    replies += control.recv(64)
+                assert replies == b"OK;OK;", replies
             a_ctl, a_listen = ends["A"]
             b_port = ends["B"][1].getsockname()[1]
             a_ctl.sendall(f"OPEN B {b_port} A {a_listen.getsockname()[1]};".encode())
@@ -134,6 +139,8 @@ def bench_relay(messages: int, pings: int) -> None:
                   f"dropped {wss.stats.dropped_full + wss.stats.dropped_signal}")
             for sock in (a_link, b_link, *[s for pair in ends.values() for s in pair]):
                 sock.close()
+        finally:
+            wss.stop()
 
 
 def main() -> None:

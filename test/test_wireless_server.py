@@ -31,6 +31,7 @@ class Radio:
         self.listener.settimeout(TIMEOUT)
         self.port = self.listener.getsockname()[1]
         self._buf = b""
+        self.joined = False
 
     def ask(self, command: str | bytes) -> str:
         """Send one control command, return the reply (up to and including its ';')."""
@@ -49,6 +50,7 @@ class Radio:
     def join(self) -> None:
         assert self.ask(f"REGISTER {self.name} 127.0.0.1") == "OK;"
         assert self.ask(f"LISTEN {self.name} {self.port}") == "OK;"
+        self.joined = True
 
     def link(self) -> socket.socket:
         """The link connection the WSS opened to this robot."""
@@ -63,6 +65,9 @@ class Radio:
 
 def open_link(a: Radio, b: Radio) -> tuple[socket.socket, socket.socket]:
     """a opens a link to b; returns (a's link socket, b's link socket)."""
+    for radio in (a, b):
+        if not radio.joined:
+            radio.join()
     assert a.ask(f"OPEN {b.name} {b.port} {a.name} {a.port}") == "OK;"
     return a.link(), b.link()
 
@@ -133,8 +138,6 @@ def test_control_commands_and_their_failures(world):
 def test_send_is_binary_safe_ordered_and_close_ends_both(world):
     _, wss, radios = world
     a, b = radios["A"], radios["B"]
-    a.join()
-    b.join()
     link_a, link_b = open_link(a, b)
     assert wss.links == [("B", "A")]
     payloads = [b"hello", b"semi;colons;\r\n", bytes(range(256)), b"", b"SEND 3 abc;"]
@@ -152,8 +155,6 @@ def test_send_is_binary_safe_ordered_and_close_ends_both(world):
 def test_link_drops_when_a_robot_drives_behind_the_wall(world):
     sim, wss, radios = world
     a, b = radios["A"], radios["B"]
-    a.join()
-    b.join()
     link_a, link_b = open_link(a, b)
     link_a.sendall(frame_send(b"in range"))
     assert receive(link_b, 8) == b"in range"
@@ -172,8 +173,6 @@ def test_link_drops_when_a_robot_drives_behind_the_wall(world):
 def test_send_below_the_cut_off_is_dropped_and_closes_the_link(world):
     sim, wss, radios = world
     a, b = radios["A"], radios["B"]
-    a.join()
-    b.join()
     link_a, link_b = open_link(a, b)
     sim.wireless.remove_listener(wss._on_table)  # link updates would close it first: check SEND alone
     sim.remove("B")  # gone from the radio world
@@ -185,8 +184,6 @@ def test_send_below_the_cut_off_is_dropped_and_closes_the_link(world):
 
 def test_two_links_at_once_and_a_sender_that_disconnects_mid_message(world):
     _, wss, radios = world
-    for radio in radios.values():
-        radio.join()
     ab_a, ab_b = open_link(radios["A"], radios["B"])
     cd_c, cd_d = open_link(radios["C"], radios["D"])
     for i in range(50):
@@ -205,8 +202,6 @@ def test_two_links_at_once_and_a_sender_that_disconnects_mid_message(world):
 def test_garbage_on_the_port_gets_a_fail_and_disturbs_nothing(world):
     _, wss, radios = world
     a, b = radios["A"], radios["B"]
-    a.join()
-    b.join()
     link_a, link_b = open_link(a, b)
     junk = socket.create_connection(("127.0.0.1", wss.port), timeout=TIMEOUT)
     junk.sendall(b"\x00\xff\xfe binary;" + b"x" * 5000 + b";\r\n;;  ;HELLO;")
@@ -227,8 +222,6 @@ def test_a_slow_receiver_loses_messages_but_blocks_nobody(world):
     wss.start()
     try:
         slow = {n: Radio(wss, n) for n in ("A", "B", "C", "D")}
-        for radio in slow.values():
-            radio.join()
         a_link, b_link = open_link(slow["A"], slow["B"])
         c_link, d_link = open_link(slow["C"], slow["D"])
         b_link.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -274,10 +267,7 @@ def test_comstation_over_the_text_protocol_relays_for_the_wss(world):
                 break
         sim.step(1)
         assert sim.wireless.table.route("A", "B") == ("A", "Relay", "B")
-        a, b = radios["A"], radios["B"]
-        a.join()
-        b.join()
-        link_a, link_b = open_link(a, b)
+        link_a, link_b = open_link(radios["A"], radios["B"])
         link_a.sendall(frame_send(b"relayed"))
         assert receive(link_b, 7) == b"relayed"
         reader.close()

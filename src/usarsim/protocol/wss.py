@@ -21,11 +21,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from usarsim.protocol import wss_commands as wc
+from usarsim.protocol.loop_thread import LoopThread
 
 if TYPE_CHECKING:
     from usarsim.sim.simulator import Simulator
@@ -91,68 +91,24 @@ class WirelessServer:
         self._links: set[_Link] = set()
         self._sessions = 0
         self._next_session = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._server: asyncio.AbstractServer | None = None
+        self._serving = LoopThread("usarsim-wss")
 
     # --- lifecycle ------------------------------------------------------------------------------
     def start(self) -> None:
         """Bind and serve from a background thread; returns once listening (raises OSError if the
         port is taken)."""
-        if self._thread is not None:
+        if self._serving.running:
             return
-        bound = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                self._server = loop.run_until_complete(asyncio.start_server(self._session, self.host, self.port))
-                self.port = self._server.sockets[0].getsockname()[1]
-            except BaseException as exc:  # noqa: BLE001 - reported by start()
-                failure.append(exc)
-                bound.set()
-                loop.close()
-                return
-            bound.set()
-            try:
-                loop.run_forever()
-            finally:
-                loop.run_until_complete(self._shutdown())
-                loop.close()
-
-        self._thread = threading.Thread(target=run, name="usarsim-wss", daemon=True)
-        self._thread.start()
-        bound.wait()
-        if failure:
-            self._thread.join()
-            self._thread = None
-            raise failure[0]
+        self.port = self._serving.start(self._session, self.host, self.port, self._shutdown)
         self.sim.wireless.add_listener(self._on_table)
         log.info("wireless communication server on %s:%d", self.host, self.port)
 
     def stop(self) -> None:
         """Close every link and control connection and stop serving."""
-        if self._thread is None:
-            return
         self.sim.wireless.remove_listener(self._on_table)
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(loop.stop)
-        self._thread.join()
-        self._thread = None
-
-    def __enter__(self) -> "WirelessServer":
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self._serving.stop()
 
     async def _shutdown(self) -> None:
-        if self._server is not None:
-            self._server.close()
         for link in list(self._links):
             self._close_link(link, "server stopping")
         tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
@@ -327,13 +283,8 @@ class WirelessServer:
 
     # --- link table (simulator thread) ---------------------------------------------------------------
     def _on_table(self, table: "LinkTable") -> None:
-        loop = self._loop
-        if loop is None or loop.is_closed() or not self._links:
-            return
-        try:
-            loop.call_soon_threadsafe(self._check_links, table)
-        except RuntimeError:  # the loop closed meanwhile
-            pass
+        if self._links:
+            self._serving.call_soon(self._check_links, table)
 
     def _check_links(self, table: "LinkTable") -> None:
         for link in list(self._links):
