@@ -243,7 +243,10 @@ def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
 
 def _record_wireless(sim: Any, stations: Sequence[str], frame: str, sink: BagSink,
                      failure: list[BaseException]) -> None:
-    """Place ``stations`` and write every link update: /<robot>/wireless/links and /wireless/markers."""
+    """Place ``stations`` and write every link update: /<robot>/wireless/links and /wireless/markers
+    (nothing without stations: one robot alone has no links)."""
+    if not stations:
+        return
     from usarsim.ros import wireless
 
     for text in stations:

@@ -139,7 +139,12 @@ class WirelessServer:
                 if not data:
                     break
                 for command in splitter.feed(data):
-                    writer.write(await self._reply(command, owner, peer_ip))
+                    try:
+                        reply = await self._reply(command, owner, peer_ip)
+                    except Exception as exc:  # noqa: BLE001 - one bad command never drops the client
+                        log.exception("WSS: error handling %r", command)
+                        reply = wc.fail(f"Internal error: {exc}")
+                    writer.write(reply)
                 await writer.drain()
         except (ConnectionError, OSError):
             pass
