@@ -258,6 +258,13 @@ def test_comstation_over_the_text_protocol_relays_for_the_wss(world):
         assert reader.readline() == b"GEO {Type ComStation} {Name Relay} {Location 3.0500,-4.0000,-2.5000}\r\n"
         assert reader.readline().startswith(b"CONF {Type ComStation} {Name Relay} {ePdo -49.6700} {eDo 2.0000}")
         assert reader.readline().startswith(b"ERR {Command DRIVE}")
+        twin = socket.create_connection(("127.0.0.1", protocol.port), timeout=TIMEOUT)
+        twin_reader = twin.makefile("rb")
+        twin_reader.readline()  # NFO
+        twin.sendall(b"INIT {ClassName USARBot.ComStation} {Name Relay} {Location 0,0,0}\r\n")
+        assert twin_reader.readline() == b"ERR {Command INIT} {Reason a_ComStation_named_'Relay'_already_exists}\r\n"
+        twin_reader.close()
+        twin.close()
         sim.step(1)
         assert sim.wireless.table.route("A", "B") == ("A", "B")
         sim.submit(WheelDrive("B", 4.0, 4.0))  # behind the wall; the station on its mast sees over it

@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 DEFAULT_WSS_PORT = 5874  # USARSim's USAR.ini [USARBotAPI.ComServer] ListenPort
 QUEUE_BYTES = 1 << 20  # bytes waiting for one slow receiver before its new messages are dropped
 CONNECT_TIMEOUT = 3.0  # s to reach a robot's listening port on OPEN
-MAX_SESSIONS = 64
+MAX_SESSIONS = 64  # control connections
+MAX_LINKS = 256  # open links (two connections each)
 READ_SIZE = 65536
 
 
@@ -186,6 +187,8 @@ class WirelessServer:
                 return wc.fail(f"Robot {robot} not registered")
         if name == host or not self.sim.wireless.table.reachable(host, name):
             return wc.fail(f"Cannot connect to {name}")
+        if len(self._links) >= MAX_LINKS:
+            return wc.fail(f"Too many links (at most {MAX_LINKS})")
         ends = await asyncio.gather(self._connect(name, port), self._connect(host, host_port))
         if None in ends:
             for end in ends:
