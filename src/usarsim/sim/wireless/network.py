@@ -148,6 +148,8 @@ class WirelessNetwork:
         self.stations: dict[str, Vec3] = {}
         self.table: LinkTable = LinkTable.empty(comm.cutoff)
         self._next_due = 0.0
+        self._robots: tuple[str, ...] = ()  # robots of the current table, in the simulator's order
+        self._stations_changed = False
         self._listeners: list[TableListener] = []
         self._lock = threading.Lock()
 
@@ -160,6 +162,7 @@ class WirelessNetwork:
             raise CommandError(f"ComStation location must be finite, got {ground}")
         antenna = (float(ground[0]), float(ground[1]), float(ground[2]) + STATION_HEIGHT)
         self.stations[name] = antenna
+        self._stations_changed = True
         return antenna
 
     def station_ground(self, name: str) -> Vec3 | None:
@@ -169,24 +172,22 @@ class WirelessNetwork:
 
     def remove_station(self, name: str) -> None:
         """Remove a ComStation (no error if it is gone)."""
-        self.stations.pop(name, None)
+        if self.stations.pop(name, None) is not None:
+            self._stations_changed = True
 
     # --- updates (simulator thread) -------------------------------------------------------------
     def due(self, now: float, robot_names: Collection[str]) -> bool:
-        """True when the table should be recomputed at sim time ``now``."""
-        current = self.table.names
-        if len(current) != len(robot_names) + len(self.stations):
+        """True when the table should be recomputed at sim time ``now`` (called every tick: cheap)."""
+        if self._stations_changed or tuple(robot_names) != self._robots:
             return True
-        if now >= self._next_due and len(current) >= 2:
-            return True
-        known = set(current)
-        return any(r not in known for r in robot_names) or any(s not in known for s in self.stations)
+        return now >= self._next_due and len(self.table.names) >= 2
 
     def update(self, now: float, robots: Mapping[str, Vec3]) -> LinkTable:
         """Recompute the table for robots at ``robots`` (name -> chassis position) and the stations."""
         radios = [(n, ROBOT, tuple(pos)) for n, pos in robots.items()]
         radios += [(n, STATION, pos) for n, pos in sorted(self.stations.items())]
         self.table = compute_table(self.client, now, radios, self.weights, self.comm)
+        self._robots, self._stations_changed = tuple(robots), False
         while self._next_due <= now:  # fixed cadence on the sim clock, no bursts after a change
             self._next_due += self.period if math.isfinite(self.period) else math.inf
         return self.table
