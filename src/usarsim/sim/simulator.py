@@ -2,7 +2,8 @@
 
 Public surface: ``spawn``, ``remove``, ``submit`` (commands), ``step`` /
 ``run_for`` (lockstep), ``start`` / ``stop`` (paced background loop),
-``add_listener`` (readings fan-out) and ``close``. Physics runs under one
+``add_listener`` (readings fan-out) and ``close``; ``add_station`` and
+``wireless`` (the radio link table, docs/wireless.md). Physics runs under one
 lock, so front doors in other threads only queue commands.
 """
 from __future__ import annotations
