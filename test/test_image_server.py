@@ -1,22 +1,55 @@
-"""The image server: real sockets on loopback, frames from a real simulated camera."""
+"""The image server: real sockets on loopback, frames from real simulated cameras.
+
+Each received raw frame is traced back to the camera that rendered it by its exact bytes
+(a listener records every frame the simulator renders).
+"""
 import socket
-import struct
+import threading
 import time
 
 import pytest
+from PIL import Image
 
-from usarsim.protocol.image_server import ImageServer, decode_image, encode_image
+from usarsim.protocol.image_server import ImageOptions, ImageServer
+from usarsim.protocol.image_wire import HEADER, RECT, Encoding, decode_frame
+from usarsim.protocol.multiview import MultiViewConfig, fit
 from usarsim.sim.readings import CameraImage
 from usarsim.sim.simulator import Simulator
 
-
-def read_message(sock: socket.socket) -> bytes:
-    header = _read_exactly(sock, 5)
-    _, size = struct.unpack(">BI", header)
-    return header + _read_exactly(sock, size)
+WAIT = 20.0  # s a test waits for a frame that must come
 
 
-def _read_exactly(sock: socket.socket, n: int) -> bytes:
+class Rendered:
+    """Every camera frame the simulator renders, by its bytes."""
+
+    def __init__(self, sim):
+        self.by_bytes = {}
+        self.lock = threading.Lock()
+        sim.add_listener(self.on_tick)
+
+    def on_tick(self, now, readings):
+        for r in readings:
+            if isinstance(r, CameraImage):
+                with self.lock:
+                    self.by_bytes.setdefault(r.rgb, set()).add(r.robot)
+
+    def robots_of(self, rgb):
+        with self.lock:
+            return self.by_bytes.get(rgb, set())
+
+    def pictures_of(self, robot):
+        with self.lock:
+            return [Image.frombytes("RGB", (320, 240), rgb) for rgb, robots in self.by_bytes.items() if robot in robots]
+
+
+def read_frame(sock, timeout=WAIT):
+    sock.settimeout(timeout)
+    header = _read_exactly(sock, HEADER.size)
+    _, size = HEADER.unpack(header)
+    return decode_frame(header + _read_exactly(sock, size))
+
+
+def _read_exactly(sock, n):
     data = b""
     while len(data) < n:
         chunk = sock.recv(n - len(data))
@@ -25,85 +58,332 @@ def _read_exactly(sock: socket.socket, n: int) -> bytes:
     return data
 
 
-@pytest.fixture(scope="module")
-def sim():
-    with Simulator("yellow", seed=1, pacing="realtime") as simulator:
-        simulator.spawn("P2AT", "R1")
-        simulator.start()
-        yield simulator
-        simulator.stop()
-
-
-def serve(sim, image_type):
-    server = ImageServer(sim, port=0, image_type=image_type, frame_rate=20.0)
-    server.start()
-    return server
-
-
-def test_encode_decode_round_trip():
-    rgb = bytes(i % 251 for i in range(64 * 48 * 3))
-    image = CameraImage(time=0.0, robot="R", sensor="Camera", frame="camera_link", width=64, height=48,
-                        rgb=rgb, horizontal_fov=1.0)
-    raw = encode_image(image, 0)
-    assert raw[0] == 0 and struct.unpack(">I", raw[1:5])[0] == 4 + 64 * 48 * 3
-    assert decode_image(raw) == (0, 64, 48, image.rgb)
-    jpeg = encode_image(image, 1)
-    assert jpeg[5:7] == b"\xff\xd8"  # JPEG start-of-image marker
-    assert decode_image(jpeg)[:3] == (1, 64, 48)
-    with pytest.raises(ValueError):
-        encode_image(image, 9)
-
-
-def test_jpeg_frames_one_per_ack(sim):
-    server = serve(sim, 2)
+def no_frame_within(sock, seconds=1.0):
+    sock.settimeout(seconds)
     try:
-        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-            first = decode_image(read_message(sock))
-            assert first[:3] == (2, 320, 240)
-            assert len(set(first[3])) > 10  # a rendered scene, not a blank frame
-            # no second image before the ack
-            sock.settimeout(0.5)
-            with pytest.raises(socket.timeout):
-                sock.recv(1)
-            sock.settimeout(10)
-            sock.sendall(b"OK\r\n")
-            assert decode_image(read_message(sock))[:3] == (2, 320, 240)
-    finally:
+        data = sock.recv(1)
+    except socket.timeout:
+        return True
+    return data == b""  # closed also means no frame
+
+
+def wait_for(condition, seconds=WAIT):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)
+
+
+def connect(server, source="127.0.0.1"):
+    return socket.create_connection(("127.0.0.1", server.port), timeout=WAIT, source_address=(source, 0))
+
+
+@pytest.fixture()
+def world():
+    sim = Simulator("yellow", seed=1, pacing="realtime")
+    rendered = Rendered(sim)
+    sim.start()
+    servers = []
+
+    def serve(**options):
+        server = ImageServer(sim, port=0, options=ImageOptions(**{"encoding": Encoding(0), **options}))
+        server.start()
+        servers.append(server)
+        return server
+
+    yield sim, rendered, serve
+    for server in servers:
         server.stop()
+    sim.stop()
+    sim.close()
 
 
-def test_raw_frames_and_selection(sim):
-    server = serve(sim, 0)
-    try:
-        assert server.select("R1") and not server.select("Nobody")
-        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-            kind, width, height, rgb = decode_image(read_message(sock))
-            assert (kind, width, height, len(rgb)) == (0, 320, 240, 320 * 240 * 3)
+def test_first_frame_is_from_the_selected_camera_and_follows_the_selection(world):
+    sim, rendered, serve = world
+    sim.spawn("P2AT", "R1", start="Start1")
+    sim.spawn("P2AT", "R2", start="Start2")
+    server = serve()
+    assert server.select("127.0.0.1", "R2", "Camera")
+    assert not server.select("127.0.0.1", "Nobody") and not server.select("127.0.0.1", "R1", "NoSuchCamera")
+    with connect(server) as sock:
+        kind, pic = read_frame(sock)
+        assert kind == 0 and pic.size == (320, 240)
+        assert rendered.robots_of(pic.tobytes()) == {"R2"}
+        assert server.select("127.0.0.1", "R1")
+        sock.sendall(b"OK")
+        assert rendered.robots_of(read_frame(sock)[1].tobytes()) == {"R1"}
+        server.release("127.0.0.1")  # back to the default: the oldest robot's camera (R1)
+        sock.sendall(b"OK\r\n")
+        assert rendered.robots_of(read_frame(sock)[1].tobytes()) == {"R1"}
+
+
+def test_selection_is_per_client_address(world):
+    sim, rendered, serve = world
+    sim.spawn("P2AT", "R1", start="Start1")
+    sim.spawn("P2AT", "R2", start="Start2")
+    server = serve()
+    assert server.select("127.0.0.2", "R2")
+    with connect(server, "127.0.0.1") as one, connect(server, "127.0.0.2") as two:
+        for _ in range(2):
+            assert rendered.robots_of(read_frame(one)[1].tobytes()) == {"R1"}
+            assert rendered.robots_of(read_frame(two)[1].tobytes()) == {"R2"}
+            one.sendall(b"OK")
+            two.sendall(b"OK")
+
+
+def test_no_frame_without_a_camera_and_never_one_of_a_removed_robot(world):
+    sim, rendered, serve = world
+    server = serve()
+    with connect(server) as sock:
+        assert no_frame_within(sock)  # no robot, no camera: the client waits
+        sim.spawn("P2AT", "Old", start="Start1")
+        assert rendered.robots_of(read_frame(sock)[1].tobytes()) == {"Old"}
+        wait_for(lambda: len(rendered.pictures_of("Old")) >= 3)  # Old has frames the client has not had
+        sim.remove("Old")
+        sock.sendall(b"OK")
+        assert no_frame_within(sock)
+        sim.spawn("P2AT", "New", start="Start2")
+        assert rendered.robots_of(read_frame(sock)[1].tobytes()) == {"New"}
+        # a selection outlives its robot: that client waits instead of seeing another camera
+        assert server.select("127.0.0.1", "New")
+        wait_for(lambda: len(rendered.pictures_of("New")) >= 3)
+        sim.remove("New")
+        sim.spawn("P2AT", "Other", start="Start3")
+        sock.sendall(b"OK")
+        assert no_frame_within(sock)
+
+
+def test_request_mode_sends_only_when_asked_and_cuts_rectangles(world):
+    sim, rendered, serve = world
+    sim.spawn("P2AT", "R1", start="Start1")
+    server = serve(legacy=False)
+    with connect(server) as sock:
+        assert no_frame_within(sock)
+        sock.sendall(b"U" + RECT.pack(300, 200, 100, 100))
+        kind, part = read_frame(sock)
+        assert part.size == (20, 40)  # clipped at the frame's edge
+        whole = next(p for p in rendered.pictures_of("R1") if p.crop((300, 200, 320, 240)).tobytes() == part.tobytes())
+        assert whole.size == (320, 240)
+
+
+def test_jpeg_and_size_options(world):
+    sim, _, serve = world
+    sim.spawn("P2AT", "R1", start="Start1")
+    small = serve(encoding=Encoding(2), size=(160, 120))
+    with connect(small) as sock:
+        message_kind, pic = read_frame(sock)
+        assert (message_kind, pic.size) == (2, (160, 120))
+        assert len(set(pic.tobytes())) > 10  # a rendered scene, not a blank frame
+        assert no_frame_within(sock, 0.5)  # one frame per request
+        sock.sendall(b"OK")
+        assert read_frame(sock)[0] == 2
+
+
+def test_multiview_tiles_first_cameras_and_frees_tiles(world):
+    sim, rendered, serve = world
+    config = MultiViewConfig(cameras=4, tile_width=160, tile_height=120)
+    server = serve(multiview=config)
+    sim.spawn("P2AT", "A", start="Start1")
+    sim.spawn("P2AT", "B", start="Start2")
+
+    def tile(mosaic, index):
+        x, y = config.origin(index)
+        return mosaic.crop((x, y, x + 160, y + 120)).tobytes()
+
+    def fitted(robot):
+        return {fit(p, 160, 120).tobytes() for p in rendered.pictures_of(robot)}
+
+    black = bytes(160 * 120 * 3)
+    with connect(server) as sock:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:  # until both robots' cameras have rendered into the mosaic
+            mosaic = read_frame(sock)[1]
+            if tile(mosaic, 0) != black and tile(mosaic, 1) != black:
+                break
             sock.sendall(b"OK")
-            read_message(sock)
-    finally:
-        server.stop()
+        assert mosaic.size == (320, 240)
+        assert tile(mosaic, 0) in fitted("A") and tile(mosaic, 1) in fitted("B")
+        assert tile(mosaic, 2) == tile(mosaic, 3) == black
+        sim.remove("A")
+        sim.spawn("P2AT", "C", start="Start3")  # takes A's free tile
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            sock.sendall(b"OK")
+            mosaic = read_frame(sock)[1]
+            assert tile(mosaic, 0) not in fitted("A")  # never a frame of the removed robot
+            if tile(mosaic, 0) != black:
+                break
+        assert tile(mosaic, 0) in fitted("C")
 
 
-def test_garbage_ack_drops_only_that_client(sim):
-    server = serve(sim, 3)
-    try:
-        bad = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-        good = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-        read_message(bad)
-        read_message(good)
+def test_garbage_drops_only_that_client(world):
+    sim, _, serve = world
+    sim.spawn("P2AT", "R1", start="Start1")
+    server = serve()
+    with connect(server) as bad, connect(server) as good:
+        read_frame(bad)
+        read_frame(good)
         bad.sendall(b"x" * 5000)
-        deadline = time.monotonic() + 5
-        closed = False
-        while time.monotonic() < deadline and not closed:
-            try:
-                closed = bad.recv(65536) == b""
-            except ConnectionResetError:
-                closed = True
-        assert closed
+        bad.settimeout(WAIT)
+        try:
+            assert bad.recv(65536) == b""
+        except ConnectionResetError:
+            pass
         good.sendall(b"OK")
-        assert decode_image(read_message(good))[0] == 3
-        bad.close()
-        good.close()
+        assert read_frame(good)[0] == 0
+
+
+def test_threads_follow_live_connections_and_the_limit_holds():
+    sim = Simulator("empty", pacing="realtime")
+    server = ImageServer(sim, port=0, options=ImageOptions(max_clients=25))
+    server.start()
+    sim.start()
+    baseline = threading.active_count()
+    deadline = time.monotonic() + 120
+
+    def wait_until_idle():
+        while server.client_threads and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return server.client_threads == 0
+
+    try:
+        for _ in range(40):  # 1000 connections with no camera robot: each client waits for a frame, then leaves
+            batch = [connect(server) for _ in range(25)]
+            wait_for(lambda: server.client_threads == 25)  # every one of them served by its thread
+            for sock in batch:
+                sock.close()
+            assert wait_until_idle()
+        assert threading.active_count() <= baseline
+        over = [connect(server) for _ in range(30)]
+        wait_for(lambda: server.client_threads == 25)
+        assert sum(closed_by_server(sock) for sock in over) == 5  # the limit: the rest are closed at once
+        assert server.client_threads == 25
+        for sock in over:
+            sock.close()
+        assert wait_until_idle()
     finally:
         server.stop()
+        sim.stop()
+        sim.close()
+
+
+def closed_by_server(sock, seconds=0.3):
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(1) == b""
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_protocol_set_camera_client_selects_and_releases():
+    from usarsim.protocol.server import ProtocolServer
+
+    sim = Simulator("yellow", pacing="realtime")
+    rendered = Rendered(sim)
+    options = ImageOptions(encoding=Encoding(0))
+    try:
+        with ProtocolServer(sim, port=0, image_port=0, image_options=options) as srv:
+            control = socket.create_connection(("127.0.0.1", srv.port), timeout=WAIT)
+            lines = control.makefile("rb")
+            assert lines.readline().startswith(b"NFO")
+
+            def send(text):
+                control.sendall(text.encode() + b"\r\n")
+                while True:
+                    line = lines.readline().decode()
+                    if line.startswith(("RES", "ERR")):
+                        return line
+
+            # any connection may choose a client's camera, with or without a robot of its own
+            assert "{Status Failed}" in send("SET {Type Camera} {Robot R2} {Name Camera} {Client 127.0.0.2}")
+            sim.spawn("P2AT", "R1", start="Start1")
+            sim.spawn("P2AT", "R2", start="Start2")
+            assert "{Status OK}" in send("SET {Type Camera} {Robot R2} {Name Camera} {Client 127.0.0.2}")
+            with connect(srv.image_server, "127.0.0.2") as images:
+                assert rendered.robots_of(read_frame(images)[1].tobytes()) == {"R2"}
+                assert "{Status OK}" in send("SET {Type Camera} {Client 127.0.0.2}")  # released
+                images.sendall(b"OK")
+                assert rendered.robots_of(read_frame(images)[1].tobytes()) == {"R1"}
+            control.close()
+    finally:
+        sim.close()
+
+
+def test_protocol_set_camera_name_means_the_senders_robot():
+    from usarsim.protocol.server import ProtocolServer
+
+    sim = Simulator("yellow", pacing="realtime")
+    try:
+        with ProtocolServer(sim, port=0, image_port=0) as srv:
+            control = socket.create_connection(("127.0.0.1", srv.port), timeout=WAIT)
+            lines = control.makefile("rb")
+
+            def send(text, word="RES"):
+                control.sendall(text.encode() + b"\r\n")
+                while True:
+                    line = lines.readline().decode()
+                    if line.startswith((word, "ERR")):
+                        return line
+
+            assert "{Status Failed}" in send("SET {Type Camera} {Name Camera} {Client 127.0.0.3}")  # no robot yet
+            control.sendall(b"INIT {ClassName USARBot.P2AT} {Name Mine} {Start Start1}\r\n")
+            send("", "STA")
+            assert "{Name Camera} {Status OK}" in send("SET {Type Camera} {Name Camera} {Client 127.0.0.3}")
+            assert srv.image_server.view_for("127.0.0.3").robot == "Mine"
+            control.close()
+    finally:
+        sim.close()
+
+
+def test_watched_cameras_render_at_the_frame_rate_then_go_back():
+    with Simulator("empty", pacing="lockstep") as sim:
+        robot = sim.spawn("P2AT", "R1")
+        camera = next(s for s in robot.sensors if s.type_name == "Camera")
+        own = camera.interval
+        server = ImageServer(sim, port=0, options=ImageOptions(frame_rate=20.0))
+        server._client_ips["127.0.0.1"] += 1  # as the accept loop records a connected client
+        server._on_tick(sim.time, sim.step(1))
+        assert camera.active and camera.interval == pytest.approx(min(own, 0.05))
+        server._client_ips.clear()
+        server._on_tick(sim.time, sim.step(1))
+        assert not camera.active and camera.interval == own
+
+
+def test_a_client_that_asks_for_nothing_is_closed_after_the_idle_time(world):
+    sim, _, serve = world
+    server = serve(legacy=False, idle_timeout=0.5)
+    with connect(server) as sock:
+        sock.settimeout(WAIT)
+        assert sock.recv(1) == b""
+    wait_for(lambda: server.client_threads == 0)
+
+
+def test_example_image_client_saves_the_chosen_camera_as_png(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from usarsim.protocol.server import ProtocolServer
+
+    sim = Simulator("yellow", pacing="realtime")
+    rendered = Rendered(sim)
+    try:
+        with ProtocolServer(sim, port=0, image_port=0, image_options=ImageOptions(encoding=Encoding(0))) as srv:
+            sim.spawn("P2AT", "R1", start="Start1")
+            sim.spawn("P2AT", "R2", start="Start2")
+            example = Path(__file__).resolve().parents[1] / "examples" / "image_client.py"
+            done = subprocess.run([sys.executable, str(example), "--port", str(srv.image_port),
+                                   "--protocol-port", str(srv.port), "--robot", "R2", "--count", "2",
+                                   "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            assert "{Status OK}" in done.stdout
+            saved = sorted(tmp_path.glob("frame_*.png"))
+            assert [p.name for p in saved] == ["frame_000.png", "frame_001.png"]
+            for path in saved:
+                with Image.open(path) as png:
+                    assert png.size == (320, 240)
+                    assert rendered.robots_of(png.convert("RGB").tobytes()) == {"R2"}
+    finally:
+        sim.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -98,14 +99,16 @@ def cmd_map(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and docs)."""
+    from usarsim.console import add_subcommand as add_console
     from usarsim.sim.simulator import PACINGS
+    from usarsim.sim.world import DEFAULT_WORLD
 
     parser = argparse.ArgumentParser(prog="usarsim", description="USARSim on PyBullet: simulator, protocol server, tools")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run a headless scenario and write readings as JSON lines")
-    run.add_argument("--world", default="empty")
+    run.add_argument("--world", default=DEFAULT_WORLD, help=f"world name or YAML file (default: {DEFAULT_WORLD})")
     run.add_argument("--robot", default="P2AT")
     run.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
     run.add_argument("--seed", type=int, default=0)
@@ -132,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     mapper.add_argument("--output", default=None)
     mapper.set_defaults(func=cmd_map)
 
+    add_console(sub)
     for register in _optional_subcommands():
         register(sub)
     return parser
@@ -157,7 +161,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except (ConfigError, CommandError, OSError) as exc:  # a bad file, command or port (in use)
+    except BrokenPipeError:
+        # the reader of our output left early (usarsim run ... | head): stop without a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        print("usarsim: output closed by its reader (broken pipe); stopped", file=sys.stderr)
+        return 141  # 128 + SIGPIPE, as a shell reports a command ended by a broken pipe
+    except (ConfigError, CommandError, OSError) as exc:  # bad files, ports in use, unknown hosts
         print(f"usarsim: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from usarsim.sim.world import DEFAULT_WORLD
+
 if TYPE_CHECKING:
     from rosbags.interfaces import Connection, Qos
     from rosbags.rosbag2 import Writer
@@ -31,7 +33,7 @@ DEFAULT_CLOCK_RATE = 100.0  # Hz of /clock in the bag (rosbag2's own --clock def
 class RecordOptions:
     """What ``usarsim record`` runs."""
 
-    world: str = "empty"
+    world: str = DEFAULT_WORLD
     robot: str = "P2AT"
     name: str | None = None  # robot name, i.e. the topic namespace (default: the simulator's, e.g. P2AT_1)
     start: str | None = None
@@ -314,7 +316,8 @@ def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
 
     rec = subparsers.add_parser("record", help="run a lockstep scenario and write an MCAP rosbag2 (no ROS graph)",
                                 description=_DESCRIPTION)
-    rec.add_argument("--world", default="empty")
+    rec.add_argument("--world", default=DEFAULT_WORLD,
+                     help=f"world name or YAML file (default: {DEFAULT_WORLD})")
     rec.add_argument("--robot", default="P2AT", help="catalogue class")
     rec.add_argument("--name", default=None, help="robot name = topic namespace (default: <class>_1)")
     rec.add_argument("--start", default=None, help="start pose tag (default: the world's first)")

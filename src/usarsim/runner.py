@@ -10,13 +10,14 @@ from typing import IO, Iterator
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.readings import Reading
 from usarsim.sim.simulator import Pacing, Simulator
+from usarsim.sim.world import DEFAULT_WORLD
 
 
 @dataclass
 class Scenario:
     """What ``usarsim run`` does."""
 
-    world: str = "empty"
+    world: str = DEFAULT_WORLD
     robot: str = "P2AT"
     start: str | None = None
     seed: int = 0

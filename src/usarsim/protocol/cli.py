@@ -4,10 +4,16 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import socket
+import sys
 import threading
+from typing import TYPE_CHECKING
 
 from usarsim.protocol.server import DEFAULT_IMAGE_PORT, DEFAULT_PORT
 from usarsim.protocol.wss import DEFAULT_WSS_PORT
+
+if TYPE_CHECKING:
+    from usarsim.protocol.image_server import ImageOptions
 
 log = logging.getLogger(__name__)
 
@@ -15,21 +21,98 @@ log = logging.getLogger(__name__)
 def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.ArgumentParser:
     """Register ``serve`` on the ``usarsim`` command line."""
     from usarsim.sim.simulator import PACINGS
+    from usarsim.sim.world import DEFAULT_WORLD
 
     serve = subparsers.add_parser("serve", help="serve a world over the USARSim text protocol (TCP)")
-    serve.add_argument("--world", default="yellow", help="world name or YAML file (default: yellow)")
+    serve.add_argument("--world", default=DEFAULT_WORLD, help=f"world name or YAML file (default: {DEFAULT_WORLD})")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help="protocol port (default 3000; 0: any free)")
-    serve.add_argument("--image-port", type=int, default=DEFAULT_IMAGE_PORT,
+    serve.add_argument("--port", type=_port, default=DEFAULT_PORT, help="protocol port (default 3000; 0: any free)")
+    serve.add_argument("--image-port", type=_image_port, default=DEFAULT_IMAGE_PORT,
                        help="image server port (default 5003; -1: no image server)")
-    serve.add_argument("--wss-port", type=int, default=DEFAULT_WSS_PORT,
+    serve.add_argument("--wss-port", type=_image_port, default=DEFAULT_WSS_PORT,
                        help=f"wireless communication server port (default {DEFAULT_WSS_PORT}; -1: none)")
     serve.add_argument("--pacing", choices=PACINGS, default="realtime",
                        help="realtime: sim time follows the wall clock; fast: as fast as possible; "
                             "lockstep: as fast as the slowest client reads (no dropped SEN)")
     serve.add_argument("--seed", type=int, default=0, help="noise seed")
+    add_image_arguments(serve)
     serve.set_defaults(func=cmd_serve)
     return serve
+
+
+def add_image_arguments(parser: argparse.ArgumentParser) -> None:
+    """The image server's options (format, size, frame rate, start mode, MultiView)."""
+    group = parser.add_argument_group("image server (--image-port)")
+    group.add_argument("--image-type", type=_image_type, default=3, metavar="TYPE",
+                       help="raw, or JPEG: super, good, normal, fair, bad (or 0..5, the ImageType byte; "
+                            "default normal)")
+    group.add_argument("--jpeg-quality", type=int, default=None, metavar="Q",
+                       help="JPEG quality 1..100 instead of the one of --image-type")
+    group.add_argument("--image-size", type=_size, default=None, metavar="WxH",
+                       help="scale camera frames to fit WxH, aspect kept (default: as the camera renders)")
+    group.add_argument("--image-fps", type=float, default=10.0, metavar="FPS",
+                       help="frames per second at most per client; streamed cameras render at this rate "
+                            "(default 10)")
+    group.add_argument("--image-on-request", action="store_true",
+                       help="send a frame only when asked (OK or U), not one at connect (UDK LegacyMode=false)")
+    group.add_argument("--image-max-clients", type=int, default=16, metavar="N",
+                       help="image connections at once (default 16)")
+    group.add_argument("--multiview", type=int, default=0, metavar="N",
+                       help="MultiView: tile the first camera of up to N robots in one image (CameraNum; "
+                            "0: off)")
+    group.add_argument("--multiview-columns", type=int, default=0, metavar="C",
+                       help="MultiView tiles per row (WideMode; 0: as square as possible)")
+    group.add_argument("--multiview-tile", type=_size, default=(320, 240), metavar="WxH",
+                       help="MultiView tile size (CameraXres x CameraYres; default 320x240)")
+
+
+def image_options(args: argparse.Namespace) -> "ImageOptions":
+    """ImageOptions from the parsed ``serve`` arguments (ValueError names the bad one)."""
+    from usarsim.protocol.image_server import ImageOptions
+    from usarsim.protocol.image_wire import Encoding
+    from usarsim.protocol.multiview import MultiViewConfig
+
+    multiview = None
+    if args.multiview:
+        multiview = MultiViewConfig(cameras=args.multiview, wide_mode=args.multiview_columns,
+                                    tile_width=args.multiview_tile[0], tile_height=args.multiview_tile[1])
+    return ImageOptions(encoding=Encoding(args.image_type, args.jpeg_quality), frame_rate=args.image_fps,
+                        size=args.image_size, legacy=not args.image_on_request,
+                        max_clients=args.image_max_clients, multiview=multiview)
+
+
+def _image_type(text: str) -> int:
+    from usarsim.protocol.image_wire import parse_image_type
+
+    try:
+        return parse_image_type(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _port(text: str, lowest: int = 0) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = lowest - 1
+    if not lowest <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is {lowest}..65535 (0: any free one), got {text!r}")
+    return port
+
+
+def _image_port(text: str) -> int:
+    """A port of an optional server: -1 means none."""
+    return _port(text, lowest=-1)
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (e.g. 320x240), got {text!r}") from None
+    if not (0 < width <= 4096 and 0 < height <= 4096):
+        raise argparse.ArgumentTypeError(f"width and height must be 1..4096, got {text!r}")
+    return width, height
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -38,9 +121,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from usarsim.protocol.wss import WirelessServer
     from usarsim.sim.simulator import Simulator
 
+    try:
+        options = image_options(args)
+    except ValueError as exc:
+        print(f"usarsim serve: error: {exc}", file=sys.stderr)
+        return 2
     sim = Simulator(args.world, pacing=args.pacing, seed=args.seed)
     image_port = None if args.image_port is not None and args.image_port < 0 else args.image_port
-    server = ProtocolServer(sim, host=args.host, port=args.port, image_port=image_port)
+    server = ProtocolServer(sim, host=args.host, port=args.port, image_port=image_port, image_options=options)
     wss = WirelessServer(sim, host=args.host, port=args.wss_port) if args.wss_port >= 0 else None
     done = threading.Event()
 
@@ -49,9 +137,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        server.start()
-        if wss is not None:
-            wss.start()
+        try:
+            server.start()
+            if wss is not None:
+                wss.start()
+        except socket.gaierror as exc:
+            print(f"usarsim serve: error: cannot resolve host {args.host!r}: {exc.strerror}", file=sys.stderr)
+            return 2
+        except OSError as exc:  # port in use, address not on this machine
+            print(f"usarsim serve: error: {exc}", file=sys.stderr)
+            return 2
         images = f", images on port {server.image_server.port}" if server.image_server is not None else ""
         images += f", wireless on port {wss.port}" if wss is not None else ""
         print(f"usarsim: world '{sim.spec.name}' on {args.host}:{server.port}{images} "

@@ -166,6 +166,9 @@ class _Connection:
         if isinstance(cmd, g.Init):
             await self._init(cmd)
             return
+        if isinstance(cmd, g.Set) and _is_viewpoint(cmd):
+            self._viewpoint(cmd)  # any connection may choose what an image client sees
+            return
         if self.robot is None:
             self.err(word, "no robot on this connection: send INIT first")
             return
@@ -246,12 +249,6 @@ class _Connection:
 
     async def _set(self, cmd: g.Set) -> None:
         sim = self.server.sim
-        if cmd.type == "Camera" and not cmd.cameras and (cmd.client is not None or cmd.robot is not None):
-            # viewpoint form: choose what the image server streams
-            images = self.server.image_server
-            ok = images is not None and cmd.robot is not None and images.select(cmd.robot, cmd.name)
-            self.send("RES", g.format_res(sim.time, "Camera", cmd.name, bool(ok)))
-            return
         req = pc.set_request(cmd, self.robot, self.spec)  # type: ignore[arg-type]
         results: list[Any] = []
         for c in req.commands:
@@ -261,6 +258,25 @@ class _Connection:
             except (CommandError, ValueError, asyncio.TimeoutError) as exc:
                 results.append(exc)
         self.send("RES", pc.set_reply(req, sim.time, results))
+
+    def _viewpoint(self, cmd: g.Set) -> None:
+        # SET {Type Camera} {Robot r} [{Name c}] [{Client ip}]: image client ip (default: this
+        # connection's address) is sent that camera (Robot defaults to this connection's robot when a
+        # Name is given); with neither Robot nor Name, ip goes back to the default view.
+        images = self.server.image_server
+        client = cmd.client if cmd.client is not None else str(self.peer[0] if self.peer else "")
+        robot = cmd.robot if cmd.robot is not None else (self.robot if cmd.name is not None else None)
+        camera = cmd.name
+        if images is None:
+            ok = False
+        elif robot is None:
+            ok = cmd.name is None  # a Name without any robot names nothing
+            if ok:
+                images.release(client)
+        else:
+            selected = images.select(client, robot, cmd.name)
+            ok, camera = selected is not None, selected or cmd.name
+        self.send("RES", g.format_res(self.server.sim.time, "Camera", camera, ok))
 
     def _query(self, cmd: g.GetGeo | g.GetConf) -> None:
         spec, robot = self.spec, self.robot
@@ -313,6 +329,11 @@ class _Connection:
         return {name: dict(getattr(e, "opcodes", {})) for name, e in robot.effecters.items()}
 
 
+def _is_viewpoint(cmd: g.Set) -> bool:
+    """The viewpoint form of SET Camera (Robot and/or Client, no FOV list)."""
+    return cmd.type == "Camera" and not cmd.cameras and (cmd.client is not None or cmd.robot is not None)
+
+
 def _word_of(raw: bytes) -> str:
     """The command word of a (possibly broken) line, for ERR {Command ...}."""
     head = raw.lstrip()[:32].split(b" ", 1)[0].split(b"{", 1)[0].strip()
@@ -336,13 +357,14 @@ class ProtocolServer:
     def __init__(self, sim: "Simulator", host: str = "127.0.0.1", port: int = DEFAULT_PORT,
                  image_port: int | None = DEFAULT_IMAGE_PORT, *, queue_size: int = QUEUE_SIZE,
                  max_connections: int = MAX_CONNECTIONS, max_line: int = g.MAX_LINE_LENGTH,
-                 run_simulator: bool = True) -> None:
+                 run_simulator: bool = True, image_options: Any = None) -> None:
         if queue_size < 1:
             raise ValueError("queue_size must be at least 1")
         self.sim = sim
         self.host = host
         self.port = port
         self.image_port = image_port
+        self.image_options = image_options  # ImageOptions for the image server (None: its defaults)
         self.queue_size = queue_size
         self.max_connections = max_connections
         self.max_line = max_line
@@ -422,7 +444,7 @@ class ProtocolServer:
         except ImportError:
             log.warning("image server not available; --image-port ignored")
             return
-        self.image_server = ImageServer(self.sim, self.host, self.image_port)
+        self.image_server = ImageServer(self.sim, self.host, self.image_port, self.image_options)
         self.image_server.start()
         self.image_port = self.image_server.port  # the bound port (0 asks for a free one)
 

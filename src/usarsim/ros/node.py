@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -41,6 +42,7 @@ from usarsim.sim.readings import OdometryReading, Reading
 from usarsim.sim.robot import Robot
 from usarsim.sim.sensors import CommandResult
 from usarsim.sim.simulator import PACINGS, Simulator
+from usarsim.sim.world import DEFAULT_WORLD
 
 try:
     from trajectory_msgs.msg import JointTrajectory
@@ -65,7 +67,7 @@ CAMERA_CHECK_PERIOD = 0.5  # s of sim time between checks for camera subscribers
 
 # parameter: (default, description)
 PARAMETERS: dict[str, tuple[Any, str]] = {
-    "world": ("empty", "World to load: a name from `usarsim worlds` or a path to a world YAML file"),
+    "world": (DEFAULT_WORLD, "World to load: a name from `usarsim worlds` or a path to a world YAML file"),
     "robots": (["P2AT"], "Robots to spawn, one string each: 'Class', 'name:Class' or 'name:Class:start' where start "
                          "is a start-pose name of the world or 'x,y[,z[,yaw]]' in metres/radians"),
     "seed": (0, "Seed of every sensor's noise source (same seed + same commands = same readings)"),
@@ -493,7 +495,9 @@ def main(args: Sequence[str] | None = None) -> int:
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    except (ConfigError, CommandError, RuntimeError) as exc:
+    except (ConfigError, CommandError, RuntimeError, ParameterException) as exc:
+        # a bad world/robot file or a parameter of the wrong type (-p physics_rate:=100 is an
+        # integer; the parameter wants 100.0): one line, no traceback
         print(f"usarsim_node: {exc}", file=sys.stderr)
         status = 2
     finally:

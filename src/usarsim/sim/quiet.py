@@ -11,22 +11,31 @@ import sys
 from typing import Iterator
 
 
-@contextlib.contextmanager
-def quiet_stdout() -> Iterator[None]:
+def quiet_stdout() -> contextlib.AbstractContextManager[None]:
     """Redirect file descriptor 1 to /dev/null for the duration of the block."""
+    return _quiet(sys.stdout)
+
+
+def quiet_stderr() -> contextlib.AbstractContextManager[None]:
+    """The same for file descriptor 2 (PyBullet's import banner goes there in some builds)."""
+    return _quiet(sys.stderr)
+
+
+@contextlib.contextmanager
+def _quiet(stream: object) -> Iterator[None]:
     try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # stdout replaced (pytest capture, IDEs)
+        fd = stream.fileno()  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):  # stream replaced (pytest capture, IDEs)
         yield
         return
-    sys.stdout.flush()
+    stream.flush()  # type: ignore[attr-defined]
     saved = os.dup(fd)
     try:
         with open(os.devnull, "w") as devnull:
             os.dup2(devnull.fileno(), fd)
             yield
     finally:
-        _flush_c_stdio()  # C printf output is buffered: drop it while stdout is still /dev/null
+        _flush_c_stdio()  # C printf output is buffered: drop it while the stream is still /dev/null
         os.dup2(saved, fd)
         os.close(saved)
 

@@ -23,6 +23,7 @@ Vec3 = tuple[float, float, float]
 
 # Pre-placed tags get ids above this; tags released by robots get ids 0..1000 (USARSim convention).
 RELEASED_TAG_MAX_ID = 1000
+DEFAULT_WORLD = "yellow"  # what every command and the ROS node load unless told otherwise
 
 
 @dataclass(frozen=True)
