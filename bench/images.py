@@ -17,15 +17,20 @@ from __future__ import annotations
 import argparse
 import math
 import socket
+import sys
 import threading
 import time
-
-import pybullet as p
+from pathlib import Path
 
 from usarsim.protocol.image_server import ImageOptions, ImageServer
 from usarsim.protocol.image_wire import HEADER, Encoding
 from usarsim.sim.sensors.camera import Camera, vertical_fov
 from usarsim.sim.simulator import Simulator
+
+import pybullet as p  # noqa: E402,I001  (after usarsim.sim, which silences its import banner)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+from image_client import read_exactly  # noqa: E402  (the example client, an outside client's reader)
 
 
 def raw_renders_per_second(seconds: float) -> float:
@@ -68,18 +73,9 @@ def served_frames_per_second(seconds: float, encoding: Encoding) -> float:
 
 
 def _read_frame(sock: socket.socket) -> None:
-    header = _read(sock, HEADER.size)
-    _read(sock, HEADER.unpack(header)[1])
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    data = bytearray()
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("image server closed the connection")
-        data += chunk
-    return bytes(data)
+    # read as the example client does, without decoding the picture
+    header = read_exactly(sock, HEADER.size)
+    read_exactly(sock, HEADER.unpack(header)[1])
 
 
 def churn(connections: int) -> tuple[int, int, int, int, float]:
