@@ -33,13 +33,15 @@ def _positive(text: str) -> float:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """usarsim run: a headless scenario to JSON lines."""
+    from usarsim.live.options import live_attach
     from usarsim.runner import Scenario, open_output, run_scenario
 
     scenario = Scenario(world=args.world, robot=args.robot, start=args.start, seed=args.seed, pacing=args.pacing,
                         duration=args.duration, drive=args.drive, physics_rate=args.physics_rate, cameras=args.camera)
     out = open_output(args.output)
     try:
-        count = run_scenario(scenario, out, progress=True)
+        with live_attach(args, enabled=args.live) as attach:
+            count = run_scenario(scenario, out, progress=True, attach=attach)
     finally:
         if out is not sys.stdout:
             out.close()
@@ -100,6 +102,7 @@ def cmd_map(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and docs)."""
     from usarsim.console import add_subcommand as add_console
+    from usarsim.live.options import add_live_arguments
     from usarsim.sim.simulator import PACINGS
     from usarsim.sim.world import DEFAULT_WORLD
 
@@ -119,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
     run.add_argument("--camera", action="store_true", help="also render camera images (slow)")
     run.add_argument("--output", "-o", default=None, help="JSONL file (default: stdout)")
+    add_live_arguments(run)
     run.set_defaults(func=cmd_run)
 
     sub.add_parser("worlds", help="list the shipped worlds").set_defaults(func=cmd_worlds)
@@ -144,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _optional_subcommands() -> list:
     """Subcommands of front doors (serve, record) that register themselves if importable."""
     found = []
-    for module, attr in (("usarsim.protocol.cli", "add_subcommand"), ("usarsim.record", "add_subcommand")):
+    for module, attr in (("usarsim.protocol.cli", "add_subcommand"), ("usarsim.record", "add_subcommand"),
+                         ("usarsim.scale.cli", "add_subcommand")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ImportError:  # that front door is not installed

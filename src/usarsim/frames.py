@@ -97,6 +97,14 @@ def rotation_matrix(q: Quat) -> np.ndarray:
     return np.array(rotation_rows(q))
 
 
+def quaternion_from_matrix(rot: np.ndarray) -> Quat:
+    """3x3 rotation matrix -> quaternion (x, y, z, w)."""
+    import transforms3d
+
+    w, x, y, z = transforms3d.quaternions.mat2quat(rot)
+    return (float(x), float(y), float(z), float(w))
+
+
 def metres_from_uu(value: float) -> float:
     """Unreal units to metres (250 UU = 1 m)."""
     return value / UU_PER_METRE

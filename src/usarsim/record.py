@@ -8,6 +8,7 @@ bag carries the same topics, types, frames and stamps as a live
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import math
 import shutil
@@ -16,13 +17,17 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from usarsim.sim.world import DEFAULT_WORLD
 
 if TYPE_CHECKING:
     from rosbags.interfaces import Connection, Qos
     from rosbags.rosbag2 import Writer
+
+    from usarsim.sim.readings import Reading
+    from usarsim.sim.robot import Robot
+    from usarsim.sim.simulator import Simulator
 
 log = logging.getLogger(__name__)
 
@@ -138,9 +143,9 @@ def _register_project_types(typestore: Any) -> None:
     typestore.register(types)
 
 
-def record(options: RecordOptions, output: str | Path, *, overwrite: bool = False,
-           progress: bool = False) -> Counter[str]:
-    """Run the scenario in lockstep and write it to ``output``; returns messages written per topic.
+@contextlib.contextmanager
+def open_bag(output: str | Path, *, overwrite: bool = False) -> Iterator[BagSink]:
+    """A BagSink writing the MCAP rosbag2 ``output``; nothing half-written is left if the body raises.
 
     ``output`` ending in ``.mcap`` becomes one self-contained MCAP file (rosbag2 metadata
     inside; ``ros2 bag play FILE.mcap``, Foxglove and rosbags read it); any other path
@@ -162,8 +167,7 @@ def record(options: RecordOptions, output: str | Path, *, overwrite: bool = Fals
     bag_dir = staging / out.stem if staging else out
     try:
         with Writer(bag_dir, version=Writer.VERSION_LATEST, storage_plugin=StoragePlugin.MCAP) as writer:
-            sink = BagSink(writer)
-            _run(options, sink, progress)
+            yield BagSink(writer)
         if staging is not None:
             shutil.move(str(bag_dir / f"{out.stem}.mcap"), out)
     except BaseException:
@@ -173,16 +177,78 @@ def record(options: RecordOptions, output: str | Path, *, overwrite: bool = Fals
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def record(options: RecordOptions, output: str | Path, *, overwrite: bool = False,
+           progress: bool = False) -> Counter[str]:
+    """Run the scenario in lockstep and write it to ``output`` (see ``open_bag``); returns messages per topic."""
+    with open_bag(output, overwrite=overwrite) as sink:
+        _run(options, sink, progress)
     return sink.counts
 
 
-def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
-    from std_msgs.msg import String
+class BagRecorder:
+    """Records one robot of a running simulator into a BagSink, as the bridge would publish it.
 
-    from usarsim.ros import convert
-    from usarsim.ros.kinematics import robot_description
+    ``start`` writes the latched and initial messages and listens to the simulator; ``clock``
+    writes /clock at the current sim time and re-raises anything that failed while recording.
+    """
+
+    def __init__(self, sink: BagSink, sim: "Simulator", robot: "Robot", *, map_tf: bool = False) -> None:
+        from usarsim.ros import convert
+
+        self._sink = sink
+        self._sim = sim
+        self._map_tf = map_tf
+        self.names = convert.RobotNames.for_spec(robot.name, robot.spec)
+        self._robot = robot
+        self.failures: list[BaseException] = []  # what went wrong while recording (other writers may add)
+
+    def start(self) -> None:
+        from std_msgs.msg import String
+
+        from usarsim.ros import convert
+        from usarsim.ros.kinematics import robot_description
+
+        if not convert.HAVE_TF:
+            log.warning("tf2_msgs is not installed: the bag has no /tf or /tf_static "
+                        "(scripts/build_ros_interfaces.sh builds it)")
+        now, names, sink = self._sim.time, self.names, self._sink
+        sink.write(now, [(convert.CLOCK_TOPIC, convert.clock_message(now))])
+        sink.write(now, convert.tf_messages(convert.static_transforms(names, now), convert.TF_STATIC_TOPIC))
+        sink.write(now, convert.tf_messages(convert.initial_joint_transforms(names, now)))
+        sink.write(now, [(names.topic("robot_description"), String(data=robot_description(self._robot.spec)))])
+        self._sim.add_listener(self._on_tick)
+
+    def _on_tick(self, now: float, readings: Sequence["Reading"]) -> None:
+        # A listener sees each tick's readings while the simulator is still at that tick.
+        from usarsim.ros import convert
+        from usarsim.sim.readings import OdometryReading
+
+        if self.failures:
+            return
+        try:
+            for reading in readings:
+                if reading.robot != self._robot.name:
+                    continue
+                self._sink.write(reading.time, convert.reading_to_messages(reading, self.names))
+                if self._map_tf and isinstance(reading, OdometryReading):
+                    truth = self._sim.ground_truth(reading.robot)  # same tick: exact, as the bridge does
+                    self._sink.write(reading.time,
+                                     convert.tf_messages([convert.map_to_odom(truth, reading, self.names)]))
+        except BaseException as exc:  # the simulator only logs listener errors; a bag must not go on silently
+            self.failures.append(exc)
+
+    def clock(self) -> None:
+        from usarsim.ros import convert
+
+        if self.failures:
+            raise self.failures[0]
+        self._sink.write(self._sim.time, [(convert.CLOCK_TOPIC, convert.clock_message(self._sim.time))])
+
+
+def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
     from usarsim.sim.commands import CommandError, WheelDrive
-    from usarsim.sim.readings import OdometryReading, Reading
     from usarsim.sim.simulator import Simulator
 
     sim = Simulator(options.world, physics_rate=options.physics_rate, seed=options.seed, pacing="lockstep")
@@ -192,38 +258,14 @@ def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
             for sensor in robot.sensors:
                 if hasattr(sensor, "active"):
                     sensor.active = True
-        names = convert.RobotNames.for_spec(robot.name, robot.spec)
-        if not convert.HAVE_TF:
-            log.warning("tf2_msgs is not installed: the bag has no /tf or /tf_static "
-                        "(scripts/build_ros_interfaces.sh builds it)")
-        now = sim.time
-        sink.write(now, [(convert.CLOCK_TOPIC, convert.clock_message(now))])
-        sink.write(now, convert.tf_messages(convert.static_transforms(names, now), convert.TF_STATIC_TOPIC))
-        sink.write(now, convert.tf_messages(convert.initial_joint_transforms(names, now)))
-        sink.write(now, [(names.topic("robot_description"), String(data=robot_description(robot.spec)))])
+        recorder = BagRecorder(sink, sim, robot, map_tf=options.map_tf)
+        recorder.start()
         if options.drive != (0.0, 0.0):
             if WheelDrive not in robot.drive.accepts:  # e.g. Ackermann or aerial: fail rather than record a still robot
                 raise CommandError(f"--drive needs a wheel-driven robot; {robot.spec.class_name} is driven by "
                                    f"{', '.join(c.__name__ for c in robot.drive.accepts) or 'nothing'}")
             sim.submit(WheelDrive(robot.name, *options.drive))
-
-        failure: list[BaseException] = []
-
-        def on_tick(now: float, readings: Sequence[Reading]) -> None:
-            # A listener sees each tick's readings while the simulator is still at that tick.
-            if failure:
-                return
-            try:
-                for reading in readings:
-                    sink.write(reading.time, convert.reading_to_messages(reading, names))
-                    if options.map_tf and isinstance(reading, OdometryReading):
-                        truth = sim.ground_truth(reading.robot)  # same tick: exact, as the bridge does
-                        sink.write(reading.time, convert.tf_messages([convert.map_to_odom(truth, reading, names)]))
-            except BaseException as exc:  # the simulator only logs listener errors; a bag must not go on silently
-                failure.append(exc)
-
-        sim.add_listener(on_tick)
-        _record_wireless(sim, options.stations, names.world_frame, sink, failure)
+        _record_wireless(sim, options.stations, recorder.names.world_frame, sink, recorder.failures)
         total = max(1, round(options.duration / sim.dt))
         chunk = max(1, round(1.0 / (options.clock_rate * sim.dt)))  # ticks per /clock message
         bar = _progress_bar(total, progress)
@@ -231,10 +273,8 @@ def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
         while done < total:
             n = min(chunk, total - done)
             sim.step(n)
-            if failure:
-                raise failure[0]
+            recorder.clock()
             done += n
-            sink.write(sim.time, [(convert.CLOCK_TOPIC, convert.clock_message(sim.time))])
             if bar is not None:
                 bar.update(n)
         if bar is not None:

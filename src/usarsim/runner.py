@@ -5,7 +5,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Callable, Iterator
 
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.readings import Reading
@@ -34,11 +34,17 @@ def reading_lines(readings: list[Reading]) -> Iterator[str]:
         yield json.dumps(r.to_dict(), separators=(",", ":"), allow_nan=False, default=str)
 
 
-def run_scenario(scenario: Scenario, out: IO[str], progress: bool = False) -> int:
-    """Run the scenario, writing JSONL to ``out``; returns the number of readings written."""
+def run_scenario(scenario: Scenario, out: IO[str], progress: bool = False,
+                 attach: Callable[[Simulator], object] | None = None) -> int:
+    """Run the scenario, writing JSONL to ``out``; returns the number of readings written.
+
+    ``attach`` is called with the simulator once the robot is spawned (the live view hooks in there).
+    """
     sim = Simulator(scenario.world, physics_rate=scenario.physics_rate, seed=scenario.seed, pacing=scenario.pacing)
     try:
         robot = sim.spawn(scenario.robot, start=scenario.start)
+        if attach is not None:
+            attach(sim)
         if scenario.cameras:
             for sensor in robot.sensors:
                 if hasattr(sensor, "active"):
@@ -49,7 +55,7 @@ def run_scenario(scenario: Scenario, out: IO[str], progress: bool = False) -> in
         written = 0
         chunk = max(1, round(0.1 / sim.dt))
         done = 0
-        pacer = _Pacer(scenario.pacing)
+        pacer = Pacer(scenario.pacing)
         while done < total_ticks:
             n = min(chunk, total_ticks - done)
             readings = sim.step(n)
@@ -67,7 +73,7 @@ def run_scenario(scenario: Scenario, out: IO[str], progress: bool = False) -> in
         sim.close()
 
 
-class _Pacer:
+class Pacer:
     """Sleeps so that sim time tracks wall time in realtime pacing."""
 
     def __init__(self, pacing: str) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import socket
@@ -20,6 +21,7 @@ log = logging.getLogger(__name__)
 
 def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.ArgumentParser:
     """Register ``serve`` on the ``usarsim`` command line."""
+    from usarsim.live.options import add_live_arguments
     from usarsim.sim.simulator import PACINGS
     from usarsim.sim.world import DEFAULT_WORLD
 
@@ -36,6 +38,7 @@ def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.Argumen
                             "lockstep: as fast as the slowest client reads (no dropped SEN)")
     serve.add_argument("--seed", type=int, default=0, help="noise seed")
     add_image_arguments(serve)
+    add_live_arguments(serve)
     serve.set_defaults(func=cmd_serve)
     return serve
 
@@ -117,6 +120,7 @@ def _size(text: str) -> tuple[int, int]:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run until Ctrl-C (SIGINT) or SIGTERM."""
+    from usarsim.live.options import live_attach
     from usarsim.protocol.server import ProtocolServer
     from usarsim.protocol.wss import WirelessServer
     from usarsim.sim.simulator import Simulator
@@ -136,7 +140,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         done.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    live = contextlib.ExitStack()
     try:
+        attach = live.enter_context(live_attach(args, enabled=args.live))
+        if attach is not None:
+            attach(sim)
         try:
             server.start()
             if wss is not None:
@@ -159,6 +167,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if wss is not None:
             wss.stop()
         server.stop()
+        live.close()
         sim.close()
     log.info("server stopped")
     return 0

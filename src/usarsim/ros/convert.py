@@ -265,10 +265,7 @@ def _matrix(xyz: Iterable[float], q: tuple[float, float, float, float]) -> np.nd
 
 
 def _quat_from_matrix(rot: np.ndarray) -> tuple[float, float, float, float]:
-    import transforms3d
-
-    w, x, y, z = transforms3d.quaternions.mat2quat(rot)
-    return (float(x), float(y), float(z), float(w))
+    return frames.quaternion_from_matrix(rot)
 
 
 def imu(r: rd.InsReading, names: RobotNames) -> Imu:

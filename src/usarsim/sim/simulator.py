@@ -246,6 +246,11 @@ class Simulator:
             if listener in self._listeners:
                 self._listeners.remove(listener)
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while physics steps; hold it to read PyBullet state from another thread (live views)."""
+        return self._lock
+
     def ground_truth(self, name: str) -> GroundTruthReading:
         """Exact pose and twist of a robot now (for tests and evaluation)."""
         with self._lock:

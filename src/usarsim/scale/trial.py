@@ -1,0 +1,140 @@
+"""One trial of a sweep: a fresh lockstep simulator, one robot, its controller, its outputs.
+
+``execute`` never raises for a failing trial: the summary says ``failed`` and carries the
+error, the traceback goes to ``error.txt``. Outputs are written into a ``.partial`` folder
+and renamed into place at the end, so a trial folder with a ``summary.json`` is complete and
+a killed sweep leaves only partial folders, which a resumed sweep discards.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import shutil
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from usarsim.runner import reading_lines
+from usarsim.scale.controllers import ControlStep, as_commands, make_controller
+from usarsim.scale.metrics import TrialMetrics, real_time_factor
+from usarsim.scale.sweep_file import TrialSpec, resolve_world
+from usarsim.sim.readings import Reading
+from usarsim.sim.simulator import Simulator
+
+SUMMARY = "summary.json"
+READINGS = "readings.jsonl"
+BAG = "bag.mcap"
+ERROR = "error.txt"
+
+# Called with the simulator once the robot is spawned (a live view attaches here); may return a
+# per-control-step callback (the live view paces there).
+Attach = Callable[[Simulator], Callable[[], None] | None]
+
+
+@dataclass
+class TrialResult:
+    """A finished trial: its summary row, and its files when the worker had no shared folder to write to."""
+
+    summary: dict[str, Any]
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def execute(trial: TrialSpec, trials_dir: str | None, attach: Attach | None = None) -> TrialResult:
+    """Run ``trial`` into ``trials_dir/<id>`` (or a temporary folder whose files come back in the result)."""
+    import tempfile
+
+    with contextlib.ExitStack() as stack:
+        if trials_dir is None:
+            root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="usarsim-trial-")))
+        else:
+            root = Path(trials_dir)
+        final = root / trial.trial_id
+        partial = root / f"{trial.trial_id}.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        summary = _run_recorded(trial, partial, attach)
+        (partial / SUMMARY).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        shutil.rmtree(final, ignore_errors=True)
+        partial.rename(final)
+        files = {} if trials_dir is not None else {f.name: f.read_bytes() for f in sorted(final.iterdir())}
+        return TrialResult(summary, files)
+
+
+def _run_recorded(trial: TrialSpec, folder: Path, attach: Attach | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"trial": trial.trial_id, "world": trial.world, "robot": trial.robot, "seed": trial.seed}
+    started = time.perf_counter()
+    try:
+        row.update(status="ok", error="", **_simulate(trial, folder, attach))
+    except Exception as exc:  # noqa: BLE001 - any failure of a trial is its result, never the sweep's end
+        (folder / ERROR).write_text(traceback.format_exc(), encoding="utf-8")
+        row.update(status="failed", error=f"{type(exc).__name__}: {exc}")
+    wall = time.perf_counter() - started
+    row["wall_time_s"] = round(wall, 4)
+    row["real_time_factor"] = round(real_time_factor(row.get("sim_time_s", 0.0), wall), 3)
+    if (folder / READINGS).exists():
+        row["readings_sha256"] = hashlib.sha256((folder / READINGS).read_bytes()).hexdigest()
+    return row
+
+
+def _simulate(trial: TrialSpec, folder: Path, attach: Attach | None) -> dict[str, Any]:
+    sweep = trial.sweep
+    controller = make_controller(sweep)
+    sim = Simulator(resolve_world(sweep, trial.world), physics_rate=sweep.physics_rate, seed=trial.seed,
+                    pacing="lockstep")
+    with contextlib.closing(sim), _outputs(sweep.record, folder) as (jsonl, bag_path):
+        robot = sim.spawn(trial.robot, start=sweep.start)
+        if sweep.record.cameras:
+            for sensor in robot.sensors:
+                if hasattr(sensor, "active"):
+                    sensor.active = True
+        metrics = TrialMetrics(sim, robot)
+        sim.add_listener(metrics.on_tick)
+        pending: list[Reading] = []
+        sim.add_listener(lambda _now, readings: pending.extend(readings))
+        with _bag(bag_path, sim, robot) as clock:
+            paced = attach(sim) if attach is not None else None
+            total = max(1, round(sweep.duration / sim.dt))
+            chunk = max(1, round(sweep.control_period / sim.dt))
+            while sim.ticks < total:
+                step = ControlStep(sim.time, robot.name, robot.spec.class_name, trial.seed, tuple(pending))
+                pending.clear()
+                submitted = [sim.submit(c) for c in as_commands(controller(step), robot.name)]
+                sim.step(min(chunk, total - sim.ticks))
+                for future in submitted:  # applied at the first tick: a refused command fails the trial
+                    future.result()
+                metrics.sample()
+                if jsonl is not None:
+                    jsonl.writelines(line + "\n" for line in reading_lines(list(step.readings)))
+                clock()
+                if paced is not None:
+                    paced()
+            if jsonl is not None:
+                jsonl.writelines(line + "\n" for line in reading_lines(pending))
+        return {"sim_time_s": round(sim.time, 9), **metrics.summary()}
+
+
+@contextlib.contextmanager
+def _outputs(record: Any, folder: Path) -> Iterator[tuple[Any, Path | None]]:
+    jsonl = open(folder / READINGS, "w", encoding="utf-8") if record.readings else None
+    try:
+        yield jsonl, (folder / BAG if record.bag else None)
+    finally:
+        if jsonl is not None:
+            jsonl.close()
+
+
+@contextlib.contextmanager
+def _bag(path: Path | None, sim: Simulator, robot: Any) -> Iterator[Callable[[], None]]:
+    """Records the bag alongside, when asked; yields the per-control-step /clock writer."""
+    if path is None:
+        yield lambda: None
+        return
+    from usarsim.record import BagRecorder, open_bag
+
+    with open_bag(path) as sink:
+        recorder = BagRecorder(sink, sim, robot)
+        recorder.start()
+        yield recorder.clock
