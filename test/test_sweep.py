@@ -1,0 +1,228 @@
+"""Sweeps end to end: a 2 worlds x 2 robots x 2 seeds grid on local workers, resume after a kill,
+identical results on a second run, failed trials recorded, sweep files checked."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+import pytest
+
+from usarsim.cli import main
+from usarsim.config_loading import ConfigError
+from usarsim.scale.results import COLUMNS, TIMING_COLUMNS
+from usarsim.scale.sweep import SweepOptions, run_sweep
+from usarsim.scale.sweep_file import load_sweep
+
+GRID = """\
+name: grid
+worlds: [empty, yellow]
+robots: [P2AT, P2DX]
+seeds: [0, 1]
+duration: 1.0
+controller: gate:drive
+"""
+# Drives a circle; trials of seed 1 wait (bounded) for a gate file, so a test can kill a sweep while
+# exactly one trial is running.
+GATE_MODULE = """\
+import time
+from pathlib import Path
+
+GATE = Path(__file__).with_name("gate")
+
+
+def drive(step):
+    if step.seed == 1 and step.time == 0.0:
+        deadline = time.monotonic() + 60.0
+        while not GATE.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    return (2.0, 1.5)
+"""
+RAISING_MODULE = """\
+def drive(step):
+    if step.robot_class == "P2DX" and step.time >= 0.5:
+        raise ValueError("no P2DX today")
+    return (1.0, 1.0)
+"""
+
+
+def _grid(folder: Path, gate_open: bool = True) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "gate.py").write_text(GATE_MODULE)
+    if gate_open:
+        (folder / "gate").touch()
+    path = folder / "grid.yaml"
+    path.write_text(GRID)
+    return path
+
+
+def _results(rows: list[dict]) -> list[dict]:
+    """Rows without the columns that measure the machine."""
+    return [{k: v for k, v in row.items() if k not in TIMING_COLUMNS} for row in rows]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory):
+    """The grid run once on two workers."""
+    base = tmp_path_factory.mktemp("reference")
+    sweep = _grid(base)
+    report = run_sweep(sweep, SweepOptions(output=base / "results", workers=2, progress=False))
+    return base / "results", report
+
+
+def test_grid_runs_and_writes_its_table(reference) -> None:
+    out, report = reference
+    assert report.ran == 8 and report.skipped == 0 and report.failed == 0
+    csv_rows = pa_csv.read_csv(out / "summary.csv").to_pylist()
+    parquet = pq.read_table(out / "summary.parquet")
+    assert parquet.column_names == [name for name, _ in COLUMNS]
+    assert parquet.to_pylist() == report.rows
+    assert [r["trial"] for r in csv_rows] == [f"{w}__{r}__seed{s}" for w in ("empty", "yellow")
+                                              for r in ("P2AT", "P2DX") for s in (0, 1)]
+    for row in report.rows:
+        assert row["status"] == "ok" and row["sim_time_s"] == pytest.approx(1.0)
+        assert row["distance_m"] > 0.05  # it drove
+        assert row["area_covered_m2"] > 1.0  # and its laser saw floor
+        assert row["real_time_factor"] > 0 and row["readings"] > 0
+        folder = out / "trials" / row["trial"]
+        lines = (folder / "readings.jsonl").read_text().splitlines()
+        assert len(lines) == row["readings"]
+        assert {json.loads(line)["robot"] for line in lines} == {f"{row['robot']}_1"}
+    # the arena's walls bound what the laser covers; the empty world does not
+    by_id = {r["trial"]: r for r in report.rows}
+    assert by_id["yellow__P2AT__seed0"]["area_covered_m2"] < by_id["empty__P2AT__seed0"]["area_covered_m2"] / 5
+    # seeds change the noise, so the readings differ
+    assert by_id["empty__P2AT__seed0"]["readings_sha256"] != by_id["empty__P2AT__seed1"]["readings_sha256"]
+
+
+def test_second_run_on_one_worker_gives_identical_results(reference, tmp_path: Path) -> None:
+    _, first = reference
+    again = run_sweep(_grid(tmp_path), SweepOptions(output=tmp_path / "results", workers=1, progress=False))
+    assert _results(again.rows) == _results(first.rows)
+
+
+def test_sweep_killed_midway_resumes_without_redoing_finished_trials(reference, tmp_path: Path) -> None:
+    _, first = reference
+    sweep = _grid(tmp_path, gate_open=False)
+    out = tmp_path / "results"
+    trials = out / "trials"
+    proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "sweep", str(sweep), "-o", str(out), "-j", "1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60.0
+        # one worker: the first trial finishes, the second (seed 1) waits at the gate
+        while not ((trials / "empty__P2AT__seed0" / "summary.json").exists()
+                   and (trials / "empty__P2AT__seed1.partial").exists()):
+            assert time.monotonic() < deadline, "the sweep did not reach its second trial"
+            assert proc.poll() is None, "the sweep ended early"
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its worker, as a kill -9 or a lost machine would
+        proc.wait(timeout=30)
+    finished = {p.parent.name for p in trials.glob("*/summary.json")}
+    assert finished == {"empty__P2AT__seed0"}
+    before = (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns
+
+    (tmp_path / "gate").touch()
+    resumed = run_sweep(sweep, SweepOptions(output=out, workers=2, progress=False))
+    assert resumed.skipped == 1 and resumed.ran == 7
+    assert (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns == before  # not redone
+    assert not list(trials.glob("*.partial"))
+    assert _results(resumed.rows) == _results(first.rows)
+    # and a third call has nothing left to do
+    assert run_sweep(sweep, SweepOptions(output=out, workers=2, progress=False)).ran == 0
+
+
+def test_a_raising_trial_is_recorded_as_failed(tmp_path: Path) -> None:
+    (tmp_path / "raiser.py").write_text(RAISING_MODULE)
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("worlds: [empty]\nrobots: [P2AT, P2DX]\nseeds: [3]\nduration: 1.0\ncontroller: raiser:drive\n")
+    report = run_sweep(sweep, SweepOptions(output=tmp_path / "out", workers=2, progress=False))
+    by_robot = {row["robot"]: row for row in report.rows}
+    assert report.failed == 1 and len(report.rows) == 2
+    assert by_robot["P2AT"]["status"] == "ok"
+    assert by_robot["P2DX"]["status"] == "failed"
+    assert by_robot["P2DX"]["error"] == "ValueError: no P2DX today"
+    traceback = (tmp_path / "out" / "trials" / "empty__P2DX__seed3" / "error.txt").read_text()
+    assert "raiser.py" in traceback and "no P2DX today" in traceback
+    table = pa_csv.read_csv(tmp_path / "out" / "summary.csv").to_pylist()
+    assert [r["status"] for r in table] == ["ok", "failed"]
+    # a resumed sweep keeps the failure unless asked to retry it
+    assert run_sweep(sweep, SweepOptions(output=tmp_path / "out", progress=False)).ran == 0
+    retried = run_sweep(sweep, SweepOptions(output=tmp_path / "out", retry_failed=True, progress=False))
+    assert retried.ran == 1 and retried.failed == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: 1\ndrive: [1, 1]\nspeed: 3\n", "unknown key 'speed'"),
+    ("worlds: [atlantis]\nrobots: [P2AT]\nseeds: [0]\nduration: 1\ndrive: [1, 1]\n", "unknown world 'atlantis'"),
+    ("worlds: [empty]\nrobots: [Tank]\nseeds: [0]\nduration: 1\ndrive: [1, 1]\n", "Tank"),
+    ("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: 1\n", "exactly one of controller, script or drive"),
+    ("worlds: [empty]\nrobots: [P2AT]\nseeds: [0, 0]\nduration: 1\ndrive: [1, 1]\n", "'seeds' lists an entry twice"),
+    ("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: -1\ndrive: [1, 1]\n", "duration must be positive"),
+    ("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: 1\ncontroller: nocolon\n", "module:function"),
+])
+def test_bad_sweep_files_are_refused_with_one_clear_error(tmp_path: Path, capsys, text: str, message: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_sweep(path)
+    assert main(["sweep", str(path), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usarsim: error:") and message.split("'")[0] in err and "Traceback" not in err
+
+
+def test_a_missing_controller_fails_each_trial_not_the_sweep(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: 0.5\ncontroller: nowhere:drive\n")
+    report = run_sweep(path, SweepOptions(output=tmp_path / "out", progress=False))
+    assert report.rows[0]["status"] == "failed" and "cannot import 'nowhere'" in report.rows[0]["error"]
+
+
+def test_a_results_folder_of_another_sweep_is_not_mixed_into(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: 0.2\ndrive: [1, 1]\n")
+    second.write_text("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: 0.3\ndrive: [1, 1]\n")
+    run_sweep(first, SweepOptions(output=tmp_path / "out", progress=False))
+    with pytest.raises(ConfigError, match="different sweep"):
+        run_sweep(second, SweepOptions(output=tmp_path / "out", progress=False))
+
+
+def test_drive_script_segments_drive_in_turn(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(textwrap.dedent("""\
+        worlds: [empty]
+        robots: [P2AT]
+        seeds: [0]
+        duration: 2.0
+        script:
+          - {until: 1.0, drive: [3.0, 3.0]}
+          - {until: 2.0, drive: [0.0, 0.0]}
+        record: {readings: false}
+        """))
+    out = tmp_path / "out"
+    report = run_sweep(path, SweepOptions(output=out, progress=False))
+    row = report.rows[0]
+    assert row["status"] == "ok" and "readings_sha256" not in row
+    assert not (out / "trials" / row["trial"] / "readings.jsonl").exists()
+    # 1 s at 3 rad/s on 0.11 m wheels is at most 0.33 m; then it stops
+    assert 0.1 < row["distance_m"] < 0.4
+
+
+def test_ray_local_mode_gives_the_local_results(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    path = tmp_path / "s.yaml"
+    path.write_text("worlds: [yellow]\nrobots: [P2AT]\nseeds: [0, 1]\nduration: 0.5\n"
+                    "controller: usarsim.scale.examples:wander\n")
+    local = run_sweep(path, SweepOptions(output=tmp_path / "local", workers=2, progress=False))
+    remote = run_sweep(path, SweepOptions(output=tmp_path / "ray", ray="local", progress=False))
+    assert remote.ran == 2 and _results(remote.rows) == _results(local.rows)
+    for row in remote.rows:  # the files came back from the Ray workers
+        assert (tmp_path / "ray" / "trials" / row["trial"] / "readings.jsonl").is_file()
