@@ -26,7 +26,7 @@ the same observations and rewards.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -45,6 +45,8 @@ COLLISION_PENALTY = 1.0
 VICTIM_BONUS = 10.0
 TIP_OVER_PENALTY = 10.0
 TIP_OVER_ANGLE = math.radians(60.0)
+# Sensor types observed when the robot has them, and the reading each gives.
+_OPTIONAL: dict[str, type[Reading]] = {"Odometry": OdometryReading, "INS": InsReading}
 
 
 class UsarsimEnv(gym.Env):
@@ -72,16 +74,18 @@ class UsarsimEnv(gym.Env):
     # --- spaces ----------------------------------------------------------------------------
     def _probe(self) -> None:
         """Spawn the robot once to size the spaces from its sensors."""
-        self._start_sim(seed=0)
-        robot, drive = self._robot, self._robot.spec.drive
-        if WheelDrive not in robot.drive.accepts or drive.max_wheel_speed <= 0:
-            raise ConfigError(f"{self.robot_class} is not wheel-driven; the environment drives wheels")
+        try:
+            self._start_sim(seed=0, check=self._check_wheels)
+        except Exception:
+            self.close()
+            raise
+        drive = self._robot.spec.drive
         scan = self._last[RangeScan]
         obs: dict[str, spaces.Space] = {
             "laser": spaces.Box(0.0, scan.range_max, (len(scan.ranges),), np.float32)}
-        if OdometryReading in self._last:
+        if OdometryReading in self._observed:
             obs["odometry"] = spaces.Box(-np.inf, np.inf, (5,), np.float32)
-        if InsReading in self._last:
+        if InsReading in self._observed:
             obs["ins"] = spaces.Box(-np.inf, np.inf, (6,), np.float32)
         if self.camera:
             image = self._last[CameraImage]
@@ -94,10 +98,16 @@ class UsarsimEnv(gym.Env):
         self.action_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
         self.close()
 
-    def _start_sim(self, seed: int) -> None:
+    def _check_wheels(self) -> None:
+        if WheelDrive not in self._robot.drive.accepts or self._robot.spec.drive.max_wheel_speed <= 0:
+            raise ConfigError(f"{self.robot_class} is not wheel-driven; the environment drives wheels")
+
+    def _start_sim(self, seed: int, check: Callable[[], None] | None = None) -> None:
         self.close()
         self._sim = sim = Simulator(self.world, physics_rate=self.physics_rate, seed=seed, pacing="lockstep")
         self._robot = sim.spawn(self.robot_class, start=self.start)
+        if check is not None:
+            check()
         if self.camera:
             for sensor in self._robot.sensors:
                 if hasattr(sensor, "active"):
@@ -105,13 +115,16 @@ class UsarsimEnv(gym.Env):
         self._metrics = TrialMetrics(sim, self._robot)
         sim.add_listener(self._metrics.on_tick)
         self._last: dict[type, Reading] = {}
-        wanted = {RangeScan} | ({CameraImage} if self.camera else set())
+        types = {s.type_name for s in self._robot.sensors}
+        self._observed = {RangeScan} | {reading for sensor, reading in _OPTIONAL.items() if sensor in types}
+        if self.camera:
+            self._observed.add(CameraImage)
         for _ in range(round(5.0 / sim.dt)):  # until every observed sensor has reported once
             self._keep(sim.step(1))
-            if wanted <= self._last.keys():
+            if self._observed <= self._last.keys():
                 break
         else:
-            missing = ", ".join(t.kind for t in wanted - self._last.keys())
+            missing = ", ".join(t.kind for t in self._observed - self._last.keys())
             raise ConfigError(f"{self.robot_class} gave no {missing} reading in 5 s; it cannot be observed")
 
     def _keep(self, readings: list[Reading]) -> None:
