@@ -1,0 +1,138 @@
+"""The live view: a WebSocket client on 127.0.0.1 sees the announced channels and receives their messages."""
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import re
+import subprocess
+import sys
+import time
+from typing import Iterator
+
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from usarsim.config_loading import ConfigError
+from usarsim.live.options import live_attach
+from usarsim.live.view import TOPICS, LiveView
+from usarsim.sim.simulator import Simulator
+
+SUBPROTOCOL = "foxglove.sdk.v1"
+TIMEOUT = 10.0
+
+
+class FoxgloveClient:
+    """Just enough of the Foxglove WebSocket protocol: advertisements, subscriptions, message data."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.channels: dict[int, dict] = {}
+        self.subscriptions: dict[int, str] = {}
+
+    def read_advertisements(self, count: int) -> dict[str, dict]:
+        deadline = time.monotonic() + TIMEOUT
+        while len(self.channels) < count:
+            assert time.monotonic() < deadline, f"only {len(self.channels)} channels announced"
+            frame = self.ws.recv(timeout=TIMEOUT)
+            if isinstance(frame, str):
+                message = json.loads(frame)
+                if message["op"] == "advertise":
+                    self.channels.update({c["id"]: c for c in message["channels"]})
+        return {c["topic"]: c for c in self.channels.values()}
+
+    def subscribe_all(self) -> None:
+        self.subscriptions = {i: c["topic"] for i, c in enumerate(self.channels.values())}
+        ids = {i: c["id"] for i, c in enumerate(self.channels.values())}
+        self.ws.send(json.dumps({"op": "subscribe",
+                                 "subscriptions": [{"id": i, "channelId": ids[i]} for i in ids]}))
+
+    def message(self, timeout: float = 0.05) -> tuple[str, bytes] | None:
+        """The next message data frame as (topic, payload), None when none came in time."""
+        try:
+            frame = self.ws.recv(timeout=timeout)
+        except TimeoutError:
+            return None
+        if isinstance(frame, bytes) and frame[0] == 1:  # MessageData: op, subscription id, log time, payload
+            return self.subscriptions[int.from_bytes(frame[1:5], "little")], frame[13:]
+        return None
+
+
+@contextlib.contextmanager
+def foxglove_client(port: int) -> Iterator[FoxgloveClient]:
+    with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT) as ws:
+        yield FoxgloveClient(ws)
+
+
+@pytest.fixture
+def view():
+    live = LiveView(port=0)
+    yield live
+    live.stop()
+
+
+def test_client_receives_every_announced_channel(view: LiveView) -> None:
+    sim = Simulator("yellow", seed=0, pacing="lockstep")
+    try:
+        # in front of victim V2 (sitting at 1.5, 7.5), looking at it, with the camera on
+        robot = sim.spawn("P2AT", position=(2.6, 7.5, 0.0), rpy=(0.0, 0.0, math.pi))
+        robot.sensor("Camera").active = True
+        view.attach(sim)
+        with foxglove_client(view.port) as client:
+            topics = client.read_advertisements(len(TOPICS))
+            assert set(topics) == set(TOPICS)
+            assert topics["/scan"]["schemaName"] == "foxglove.LaserScan"
+            assert topics["/tf"]["schemaName"] == "foxglove.FrameTransforms"
+            assert topics["/camera/image"]["schemaName"] == "foxglove.RawImage"
+            client.subscribe_all()
+            time.sleep(0.2)  # let the server register the subscriptions before publishing
+            received: dict[str, bytes] = {}
+            deadline = time.monotonic() + 30.0
+            while set(received) != set(TOPICS):
+                assert time.monotonic() < deadline, f"no messages on {set(TOPICS) - set(received)}"
+                sim.step(10)
+                while (got := client.message()) is not None:
+                    received.setdefault(*got)
+    finally:
+        sim.close()
+    # the payloads are the simulator's data (protobuf: strings appear verbatim)
+    assert b"P2AT_1/laser" in received["/scan"]
+    assert b"P2AT_1/base_link" in received["/tf"] and b"world" in received["/tf"]
+    assert b"rgb8" in received["/camera/image"] and len(received["/camera/image"]) > 320 * 240 * 3
+    assert b"V2" in received["/markers"]  # the victim sensor's detection, labelled
+    assert b"robot/P2AT_1" in received["/robots"]
+    assert b"arena" in received["/world"] and b"victim/V1" in received["/world"]
+    assert b"trail/P2AT_1" in received["/trails"]
+
+
+def test_a_taken_port_is_one_clear_error(view: LiveView) -> None:
+    class Args:
+        live_host, live_port = "127.0.0.1", view.port
+
+    with pytest.raises(ConfigError, match=f"cannot listen on 127.0.0.1:{view.port}"):
+        with live_attach(Args(), enabled=True):
+            pass
+
+
+def test_serve_live_streams_the_served_world(tmp_path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "serve", "--world", "yellow", "--port", "0",
+                             "--image-port", "-1", "--live", "--live-port", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        port = None
+        deadline = time.monotonic() + 60.0
+        while port is None:
+            assert time.monotonic() < deadline and proc.poll() is None, "serve --live did not start"
+            match = re.search(r"live view on ws://127\.0\.0\.1:(\d+)", proc.stderr.readline())
+            port = int(match.group(1)) if match else None
+        with foxglove_client(port) as client:
+            assert set(client.read_advertisements(len(TOPICS))) == set(TOPICS)
+            client.subscribe_all()
+            deadline = time.monotonic() + 30.0
+            while (got := client.message(timeout=1.0)) is None or got[0] != "/world":
+                assert time.monotonic() < deadline, "no world scene from the server"
+            assert b"arena" in got[1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
