@@ -36,6 +36,9 @@ ROS_RUNTIME = [
     "rosbags",
 ]
 
+# Sweeps on a Ray cluster (usarsim sweep --ray ADDRESS); in the test extra so that path is tested too
+RAY = ["ray>=2.9"]
+
 # `colcon build` of this package is part of the test suite
 COLCON = [
     "colcon-core",
@@ -67,10 +70,15 @@ setup(
         "pillow",
         "tqdm",
         "setuptools",
+        "pyarrow",  # sweep summary tables (CSV and Parquet from one typed table)
+        "gymnasium",  # usarsim.gym environments
+        "foxglove-sdk",  # live view (usarsim serve/run/sweep --live)
     ],
     extras_require={
         "ros": ROS_RUNTIME,
-        "test": ["pytest", "hypothesis", *COLCON],
+        "ray": RAY,
+        # websockets and protobuf: the live view's test client and docs/scale.md's snapshot tool
+        "test": ["pytest", "hypothesis", "websockets", "protobuf", *RAY, *COLCON],
     },
     zip_safe=True,
     entry_points={

@@ -136,3 +136,14 @@ def test_serve_live_streams_the_served_world(tmp_path) -> None:
         proc.terminate()
         proc.wait(timeout=30)
     assert proc.returncode == 0
+
+
+def test_layout_file_is_the_generated_layout_of_the_announced_topics() -> None:
+    from usarsim.live.layout import build_layout
+    from usarsim.paths import share_dir
+
+    shipped = json.loads((share_dir() / "config" / "foxglove_layout.json").read_text())
+    assert shipped == json.loads(build_layout().to_json())
+    text = json.dumps(shipped)
+    used = set(re.findall(r'"(/[a-z/]+)"', text))
+    assert used and used <= set(TOPICS)
