@@ -13,6 +13,7 @@ from typing import Iterator, Sequence
 
 from usarsim.scale.sweep_file import TrialSpec
 from usarsim.scale.trial import TrialResult, execute
+from usarsim.sim.raycast import use_all_cores
 
 
 def default_workers() -> int:
@@ -25,8 +26,9 @@ def run_local(trials: Sequence[TrialSpec], trials_dir: str, workers: int) -> Ite
     if not trials:
         return
     # spawn: workers start clean (no inherited PyBullet client or threads of the parent)
-    with ProcessPoolExecutor(max_workers=min(workers, len(trials)),
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
+    workers = min(workers, len(trials))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=use_all_cores, initargs=(workers == 1,)) as pool:
         running: dict[Future, TrialSpec] = {pool.submit(execute, t, trials_dir): t for t in trials}
         try:
             while running:
@@ -35,6 +37,11 @@ def run_local(trials: Sequence[TrialSpec], trials_dir: str, workers: int) -> Ite
                     yield running.pop(future), future.result()
         finally:  # interrupted: drop what has not started, let running trials end
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _execute_on_one_core(trial: TrialSpec, trials_dir: str | None) -> TrialResult:
+    use_all_cores(False)  # a Ray task holds one CPU
+    return execute(trial, trials_dir)
 
 
 def run_ray(trials: Sequence[TrialSpec], address: str) -> Iterator[tuple[TrialSpec, TrialResult]]:
@@ -54,7 +61,7 @@ def run_ray(trials: Sequence[TrialSpec], address: str) -> Iterator[tuple[TrialSp
     if not ray.is_initialized():
         ray.init(address=None if address == "local" else address, include_dashboard=False,
                  log_to_driver=False, configure_logging=False)
-    task = ray.remote(num_cpus=1)(execute)
+    task = ray.remote(num_cpus=1)(_execute_on_one_core)
     running = {task.remote(t, None): t for t in trials}
     try:
         while running:

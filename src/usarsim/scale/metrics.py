@@ -22,34 +22,51 @@ SUPPORT_NORMAL_Z = 0.7
 
 
 class CoverageGrid:
-    """Cells of the ground plane seen by laser beams (free space along a beam, and its hit)."""
+    """Cells of the ground plane any laser beam passed through or ended in (free space and hits).
+
+    Far from the sensor, beams are farther apart than a cell, so the figure is the area the beams
+    actually swept, below the area inside the scan's outline. A dense boolean grid, grown on demand.
+    """
 
     def __init__(self, cell: float = COVERAGE_CELL) -> None:
         self.cell = cell
-        self._cells: set[int] = set()
+        self._grid = np.zeros((0, 0), dtype=bool)
+        self._origin = np.zeros(2, dtype=np.int64)  # cell index of grid[0, 0]
 
     @property
     def area(self) -> float:
         """Covered area in m^2."""
-        return len(self._cells) * self.cell * self.cell
+        return int(np.count_nonzero(self._grid)) * self.cell * self.cell
 
-    def add_scan(self, scan: RangeScan, position: np.ndarray, rotation: np.ndarray) -> int:
-        """Mark the cells the scan's beams swept; returns how many cells were new."""
+    def add_scan(self, scan: RangeScan, position: np.ndarray, rotation: np.ndarray) -> None:
+        """Mark the cells the scan's beams swept (``position``, ``rotation``: the sensor's world pose)."""
         ranges = np.minimum(np.asarray(scan.ranges, dtype=float), scan.range_max)
         angles = scan.angle_min + scan.angle_increment * np.arange(len(ranges))
         directions = rotation @ np.stack([np.cos(angles), np.sin(angles), np.zeros_like(angles)])  # 3 x N, world
-        steps = np.arange(0.0, float(ranges.max(initial=0.0)) + self.cell, self.cell / 2.0)
-        along = np.minimum(steps[None, :], ranges[:, None])  # N x S distances, clipped at each beam's end
-        xs = position[0] + directions[0][:, None] * along
-        ys = position[1] + directions[1][:, None] * along
-        keys = _cell_keys(np.floor(xs / self.cell).astype(np.int64), np.floor(ys / self.cell).astype(np.int64))
-        before = len(self._cells)
-        self._cells.update(np.unique(keys).tolist())
-        return len(self._cells) - before
+        # samples every half cell along each beam up to its own end, and the end itself
+        step = self.cell / 2.0
+        counts = np.floor(ranges / step).astype(np.int64) + 1
+        beam = np.repeat(np.arange(len(ranges)), counts)
+        first = np.repeat(np.cumsum(counts) - counts, counts)
+        along = np.concatenate([(np.arange(len(beam)) - first) * step, ranges])
+        beam = np.concatenate([beam, np.arange(len(ranges))])
+        cells = np.floor(np.stack([position[0] + directions[0][beam] * along,
+                                   position[1] + directions[1][beam] * along]) / self.cell).astype(np.int64)
+        self._fit(cells.min(axis=1), cells.max(axis=1))
+        self._grid[cells[0] - self._origin[0], cells[1] - self._origin[1]] = True
 
-
-def _cell_keys(ix: np.ndarray, iy: np.ndarray) -> np.ndarray:
-    return (ix + (1 << 31)) << 32 | (iy + (1 << 31))
+    def _fit(self, low: np.ndarray, high: np.ndarray) -> None:
+        """Grow the grid (with slack, so it rarely grows) until it holds cells low..high."""
+        top = self._origin + self._grid.shape
+        if self._grid.size and np.all(low >= self._origin) and np.all(high < top):
+            return
+        slack = 64
+        new_low = np.minimum(low, self._origin if self._grid.size else low) - slack
+        new_top = np.maximum(high + 1, top if self._grid.size else high + 1) + slack
+        grid = np.zeros(tuple(new_top - new_low), dtype=bool)
+        offset = self._origin - new_low
+        grid[offset[0]:offset[0] + self._grid.shape[0], offset[1]:offset[1] + self._grid.shape[1]] = self._grid
+        self._grid, self._origin = grid, new_low
 
 
 class TrialMetrics:

@@ -19,9 +19,19 @@ MAX_BATCH = p.MAX_RAY_INTERSECTION_BATCH_SIZE - 1
 PARALLEL_FROM = 32
 
 
+_all_cores = True
+
+
+def use_all_cores(enabled: bool) -> None:
+    """Whether large batches may use every core; processes of a parallel sweep each keep to one,
+    since the cores are already the workers'."""
+    global _all_cores
+    _all_cores = enabled
+
+
 def threads_for(rays: int) -> int:
     """PyBullet's ``numThreads`` for a batch of ``rays``: 0 (all cores) for large ones, else 1."""
-    return 0 if rays >= PARALLEL_FROM else 1
+    return 0 if _all_cores and rays >= PARALLEL_FROM else 1
 
 
 def ray_test(client: int, starts: np.ndarray | Sequence[Sequence[float]],

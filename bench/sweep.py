@@ -1,0 +1,101 @@
+"""Sweep benchmark: trials per minute on 1 worker and on every core, parallel efficiency, and the
+sweep machinery's overhead against running the same trials with bare ``usarsim run``, one after another.
+
+The grid is 2 worlds x 2 robots x N seeds of D sim seconds each, driven at constant wheel speeds,
+readings recorded as JSON lines in both cases. Every figure is measured in this run on this
+machine, so the ratios hold on a loaded machine too (the absolute rates do not).
+
+    .venv/bin/python bench/sweep.py [--seeds 2] [--duration 5]
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from usarsim.scale.executors import default_workers
+from usarsim.scale.sweep import SweepOptions, run_sweep
+from usarsim.scale.sweep_file import load_sweep, trials
+
+WORLDS = ("yellow", "orange")
+ROBOTS = ("P2AT", "P2DX")
+DRIVE = (2.0, 1.5)
+
+
+def sweep_file(folder: Path, seeds: int, duration: float) -> Path:
+    path = folder / "bench.yaml"
+    path.write_text(f"name: bench\nworlds: [{', '.join(WORLDS)}]\nrobots: [{', '.join(ROBOTS)}]\n"
+                    f"seeds: [{', '.join(map(str, range(seeds)))}]\nduration: {duration}\n"
+                    f"drive: [{DRIVE[0]}, {DRIVE[1]}]\n")
+    return path
+
+
+def timed_sweep(path: Path, output: Path, workers: int) -> float:
+    start = time.perf_counter()
+    report = run_sweep(path, SweepOptions(output=output, workers=workers, progress=False))
+    elapsed = time.perf_counter() - start
+    if report.failed or report.ran != len(report.rows):
+        raise SystemExit(f"benchmark sweep failed: {[r['error'] for r in report.rows if r['error']]}")
+    return elapsed
+
+
+def timed_bare_runs(path: Path, output: Path) -> float:
+    """The same trials as `usarsim run` processes, one after another (what a shell loop would do)."""
+    output.mkdir()
+    start = time.perf_counter()
+    for trial in trials(load_sweep(path)):
+        subprocess.run([sys.executable, "-m", "usarsim.cli", "run", "--world", trial.world, "--robot", trial.robot,
+                        "--seed", str(trial.seed), "--duration", str(trial.sweep.duration),
+                        "--drive", f"{DRIVE[0]},{DRIVE[1]}", "--output", str(output / f"{trial.trial_id}.jsonl")],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def timed_in_process(path: Path, output: Path) -> float:
+    """The same trials through `usarsim run`'s own loop, in this process: the simulation alone."""
+    from usarsim.runner import Scenario, run_scenario
+
+    output.mkdir()
+    start = time.perf_counter()
+    for trial in trials(load_sweep(path)):
+        scenario = Scenario(world=trial.world, robot=trial.robot, seed=trial.seed, duration=trial.sweep.duration,
+                            drive=DRIVE, pacing="lockstep")
+        with open(output / f"{trial.trial_id}.jsonl", "w", encoding="utf-8") as out:
+            run_scenario(scenario, out)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--duration", type=float, default=5.0, help="sim seconds per trial")
+    args = parser.parse_args()
+    cores = default_workers()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        path = sweep_file(folder, args.seeds, args.duration)
+        count = len(trials(load_sweep(path)))
+        bare = timed_bare_runs(path, folder / "bare")
+        alone = timed_in_process(path, folder / "alone")
+        one = timed_sweep(path, folder / "one", 1)
+        every = timed_sweep(path, folder / "all", cores)
+    per_minute = lambda seconds: 60.0 * count / seconds  # noqa: E731
+    speedup = one / every
+    print(f"{count} trials of {args.duration:g} sim s ({' x '.join(WORLDS)} worlds, {' x '.join(ROBOTS)}, "
+          f"{args.seeds} seeds) on {cores} cores")
+    print(f"bare `usarsim run`, one after another: {bare:7.2f} s  {per_minute(bare):7.1f} trials/min")
+    print(f"`usarsim run`'s loop in one process:    {alone:7.2f} s  {per_minute(alone):7.1f} trials/min")
+    print(f"sweep, 1 worker:                        {one:7.2f} s  {per_minute(one):7.1f} trials/min")
+    print(f"sweep, {cores} workers:                       {every:7.2f} s  {per_minute(every):7.1f} trials/min")
+    print(f"speed-up {speedup:.2f} of ideal {cores}; parallel efficiency {speedup / cores:.0%}")
+    print(f"sweep on 1 worker vs bare runs: {one / bare:.2f}x the time ({(one - bare) / count * 1000:+.0f} ms per "
+          f"trial; each bare run starts Python and PyBullet)")
+    print(f"sweep on 1 worker vs the simulation alone: {one / alone:.2f}x the time "
+          f"({(one - alone) / count * 1000:+.0f} ms per trial: worker start, metrics, result files, table)")
+
+
+if __name__ == "__main__":
+    main()
