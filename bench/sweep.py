@@ -72,6 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--duration", type=float, default=5.0, help="sim seconds per trial")
+    parser.add_argument("--curve", action="store_true", help="also trials/min for every worker count 1..cores")
     args = parser.parse_args()
     cores = default_workers()
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,6 +83,7 @@ def main() -> None:
         alone = timed_in_process(path, folder / "alone")
         one = timed_sweep(path, folder / "one", 1)
         every = timed_sweep(path, folder / "all", cores)
+        curve = {n: timed_sweep(path, folder / f"curve{n}", n) for n in range(1, cores + 1)} if args.curve else {}
     per_minute = lambda seconds: 60.0 * count / seconds  # noqa: E731
     speedup = one / every
     print(f"{count} trials of {args.duration:g} sim s ({' x '.join(WORLDS)} worlds, {' x '.join(ROBOTS)}, "
@@ -91,6 +93,8 @@ def main() -> None:
     print(f"sweep, 1 worker:                        {one:7.2f} s  {per_minute(one):7.1f} trials/min")
     print(f"sweep, {cores} workers:                       {every:7.2f} s  {per_minute(every):7.1f} trials/min")
     print(f"speed-up {speedup:.2f} of ideal {cores}; parallel efficiency {speedup / cores:.0%}")
+    for n, seconds in curve.items():
+        print(f"  {n:3d} workers: {per_minute(seconds):7.1f} trials/min, speed-up {curve[1] / seconds:.2f}")
     print(f"sweep on 1 worker vs bare runs: {one / bare:.2f}x the time ({(one - bare) / count * 1000:+.0f} ms per "
           f"trial; each bare run starts Python and PyBullet)")
     print(f"sweep on 1 worker vs the simulation alone: {one / alone:.2f}x the time "

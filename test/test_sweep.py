@@ -226,3 +226,31 @@ def test_ray_local_mode_gives_the_local_results(tmp_path: Path) -> None:
     assert remote.ran == 2 and _results(remote.rows) == _results(local.rows)
     for row in remote.rows:  # the files came back from the Ray workers
         assert (tmp_path / "ray" / "trials" / row["trial"] / "readings.jsonl").is_file()
+
+
+SMALL_WORLD = """\
+name: victim_room
+description: a wall ahead of one start pose, a victim ahead of the other
+gps_origin: {lat: 39.1347, lon: -77.2163, alt: 130.0}
+floor: {size: [10.0, 10.0], center: [0.0, 0.0]}
+start_poses:
+  - {tag: ToWall, xyz: [0.0, 2.0, 0.0], rpy: [0.0, 0.0, 0.0]}
+  - {tag: ToVictim, xyz: [0.0, -2.0, 0.0], rpy: [0.0, 0.0, 0.0]}
+static:
+  - {kind: box, name: wall, xyz: [1.5, 2.0, 0.6], size: [0.1, 2.0, 1.2]}
+victims:
+  - {id: V9, xyz: [2.0, -2.0, 0.0], posture: sitting}
+"""
+
+
+@pytest.mark.parametrize("start, collisions, victims", [("ToWall", 1, ""), ("ToVictim", 0, "V9")])
+def test_summary_counts_collisions_and_victims(tmp_path: Path, start: str, collisions: int, victims: str) -> None:
+    (tmp_path / "worlds").mkdir()
+    (tmp_path / "worlds" / "room.yaml").write_text(SMALL_WORLD)
+    sweep = tmp_path / "s.yaml"  # the world file is found relative to the sweep file
+    sweep.write_text(f"worlds: [worlds/room.yaml]\nrobots: [P2AT]\nseeds: [0]\nduration: 4.0\nstart: {start}\n"
+                     "drive: [3.0, 3.0]\n")
+    row = run_sweep(sweep, SweepOptions(output=tmp_path / "out", progress=False)).rows[0]
+    assert row["trial"] == "room__P2AT__seed0" and row["status"] == "ok", row["error"]
+    assert row["collisions"] == collisions
+    assert row["victims"] == victims and row["victims_detected"] == len(victims.split())
