@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from usarsim.config_loading import ConfigError
 from usarsim.scale.executors import default_workers, run_local, run_ray

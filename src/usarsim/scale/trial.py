@@ -15,13 +15,14 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import IO, Any, Callable, Iterator
 
 from usarsim.runner import reading_lines
 from usarsim.scale.controllers import ControlStep, as_commands, make_controller
 from usarsim.scale.metrics import TrialMetrics, real_time_factor
-from usarsim.scale.sweep_file import TrialSpec, resolve_world
+from usarsim.scale.sweep_file import RecordSpec, TrialSpec, resolve_world
 from usarsim.sim.readings import Reading
+from usarsim.sim.robot import Robot
 from usarsim.sim.simulator import Simulator
 
 SUMMARY = "summary.json"
@@ -117,7 +118,7 @@ def _simulate(trial: TrialSpec, folder: Path, attach: Attach | None) -> dict[str
 
 
 @contextlib.contextmanager
-def _outputs(record: Any, folder: Path) -> Iterator[tuple[Any, Path | None]]:
+def _outputs(record: RecordSpec, folder: Path) -> Iterator[tuple[IO[str] | None, Path | None]]:
     jsonl = open(folder / READINGS, "w", encoding="utf-8") if record.readings else None
     try:
         yield jsonl, (folder / BAG if record.bag else None)
@@ -127,7 +128,7 @@ def _outputs(record: Any, folder: Path) -> Iterator[tuple[Any, Path | None]]:
 
 
 @contextlib.contextmanager
-def _bag(path: Path | None, sim: Simulator, robot: Any) -> Iterator[Callable[[], None]]:
+def _bag(path: Path | None, sim: Simulator, robot: Robot) -> Iterator[Callable[[], None]]:
     """Records the bag alongside, when asked; yields the per-control-step /clock writer."""
     if path is None:
         yield lambda: None
