@@ -254,3 +254,16 @@ def test_summary_counts_collisions_and_victims(tmp_path: Path, start: str, colli
     assert row["trial"] == "room__P2AT__seed0" and row["status"] == "ok", row["error"]
     assert row["collisions"] == collisions
     assert row["victims"] == victims and row["victims_detected"] == len(victims.split())
+
+
+def test_a_worker_that_dies_fails_its_trial_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "killer.py").write_text(
+        "import os, signal\n\n\ndef drive(step):\n"
+        "    if step.seed == 1:\n        os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would\n"
+        "    return (1.0, 1.0)\n")
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("worlds: [empty]\nrobots: [P2AT]\nseeds: [0, 1, 2]\nduration: 0.5\ncontroller: killer:drive\n")
+    report = run_sweep(sweep, SweepOptions(output=tmp_path / "out", workers=1, progress=False))
+    assert [row["status"] for row in report.rows] == ["ok", "failed", "ok"]
+    assert "worker process died" in report.rows[1]["error"]
+    assert (tmp_path / "out" / "trials" / "empty__P2AT__seed1" / "error.txt").is_file()

@@ -57,11 +57,22 @@ def execute(trial: TrialSpec, trials_dir: str | None, attach: Attach | None = No
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
         summary = _run_recorded(trial, partial, attach)
-        (partial / SUMMARY).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        (partial / SUMMARY).write_text(_summary_text(summary), encoding="utf-8")
         shutil.rmtree(final, ignore_errors=True)
         partial.rename(final)
         files = {} if trials_dir is not None else {f.name: f.read_bytes() for f in sorted(final.iterdir())}
         return TrialResult(summary, files)
+
+
+def failed_result(trial: TrialSpec, message: str) -> TrialResult:
+    """The result of a trial that could not report for itself (its process died), as files to store."""
+    summary = {"trial": trial.trial_id, "world": trial.world, "robot": trial.robot, "seed": trial.seed,
+               "status": "failed", "error": message}
+    return TrialResult(summary, {SUMMARY: _summary_text(summary).encode(), ERROR: (message + "\n").encode()})
+
+
+def _summary_text(summary: dict[str, Any]) -> str:
+    return json.dumps(summary, indent=1, sort_keys=True) + "\n"
 
 
 def _run_recorded(trial: TrialSpec, folder: Path, attach: Attach | None) -> dict[str, Any]:
