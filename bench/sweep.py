@@ -10,6 +10,7 @@ machine, so the ratios hold on a loaded machine too (the absolute rates do not).
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
@@ -33,10 +34,20 @@ def sweep_file(folder: Path, seeds: int, duration: float) -> Path:
     return path
 
 
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+BUSY: dict[int, float] = {}  # workers -> cores the workers kept busy (CPU seconds per wall second)
+
+
 def timed_sweep(path: Path, output: Path, workers: int) -> float:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     report = run_sweep(path, SweepOptions(output=output, workers=workers, progress=False))
     elapsed = time.perf_counter() - start
+    # cores the workers actually got: far below the worker count means other load took the machine
+    BUSY[workers] = (children_cpu() - cpu) / elapsed
     if report.failed or report.ran != len(report.rows):
         raise SystemExit(f"benchmark sweep failed: {[r['error'] for r in report.rows if r['error']]}")
     return elapsed
@@ -90,8 +101,10 @@ def main() -> None:
           f"{args.seeds} seeds) on {cores} cores")
     print(f"bare `usarsim run`, one after another: {bare:7.2f} s  {per_minute(bare):7.1f} trials/min")
     print(f"`usarsim run`'s loop in one process:    {alone:7.2f} s  {per_minute(alone):7.1f} trials/min")
-    print(f"sweep, 1 worker:                        {one:7.2f} s  {per_minute(one):7.1f} trials/min")
-    print(f"sweep, {cores} workers:                       {every:7.2f} s  {per_minute(every):7.1f} trials/min")
+    print(f"sweep, 1 worker:                        {one:7.2f} s  {per_minute(one):7.1f} trials/min  "
+          f"(workers kept {BUSY[1]:.2f} cores busy)")
+    print(f"sweep, {cores} workers:                       {every:7.2f} s  {per_minute(every):7.1f} trials/min  "
+          f"(workers kept {BUSY[cores]:.2f} cores busy)")
     print(f"speed-up {speedup:.2f} of ideal {cores}; parallel efficiency {speedup / cores:.0%}")
     for n, seconds in curve.items():
         print(f"  {n:3d} workers: {per_minute(seconds):7.1f} trials/min, speed-up {curve[1] / seconds:.2f}")
