@@ -147,3 +147,25 @@ def test_layout_file_is_the_generated_layout_of_the_announced_topics() -> None:
     text = json.dumps(shipped)
     used = set(re.findall(r'"(/[a-z/]+)"', text))
     assert used and used <= set(TOPICS)
+
+
+def test_sweep_live_trial_streams_and_keeps_its_results(view: LiveView, tmp_path) -> None:
+    from usarsim.scale.results import TIMING_COLUMNS
+    from usarsim.scale.sweep import SweepOptions, run_sweep
+
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("worlds: [yellow]\nrobots: [P2AT]\nseeds: [0, 1]\nduration: 3.0\n"
+                     "controller: usarsim.scale.examples:wander\n")
+    with foxglove_client(view.port) as client:
+        client.read_advertisements(len(TOPICS))
+        client.subscribe_all()
+        time.sleep(0.2)
+        watched = run_sweep(sweep, SweepOptions(output=tmp_path / "live", workers=1, progress=False,
+                                                live_trial="yellow__P2AT__seed1", live_attach=view.attach))
+        topics = set()
+        while (got := client.message(timeout=0.5)) is not None:
+            topics.add(got[0])
+    assert {"/scan", "/tf", "/robots", "/world", "/trails"} <= topics
+    plain = run_sweep(sweep, SweepOptions(output=tmp_path / "plain", workers=1, progress=False))
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]  # noqa: E731
+    assert strip(watched.rows) == strip(plain.rows)
