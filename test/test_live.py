@@ -169,3 +169,12 @@ def test_sweep_live_trial_streams_and_keeps_its_results(view: LiveView, tmp_path
     plain = run_sweep(sweep, SweepOptions(output=tmp_path / "plain", workers=1, progress=False))
     strip = lambda rows: [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]  # noqa: E731
     assert strip(watched.rows) == strip(plain.rows)
+
+
+def test_run_live_announces_its_url_and_finishes(tmp_path, capsys) -> None:
+    from usarsim.cli import main
+
+    out = tmp_path / "run.jsonl"
+    assert main(["run", "--world", "empty", "--duration", "0.5", "--live", "--live-port", "0", "-o", str(out)]) == 0
+    assert re.search(r"live view on ws://127\.0\.0\.1:\d+", capsys.readouterr().err)
+    assert out.read_text().count("\n") > 10

@@ -186,13 +186,17 @@ def test_a_missing_controller_fails_each_trial_not_the_sweep(tmp_path: Path) -> 
     assert report.rows[0]["status"] == "failed" and "cannot import 'nowhere'" in report.rows[0]["error"]
 
 
-def test_a_results_folder_of_another_sweep_is_not_mixed_into(tmp_path: Path) -> None:
+def test_a_results_folder_takes_only_trials_of_the_same_settings(tmp_path: Path) -> None:
     first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
     first.write_text("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: 0.2\ndrive: [1, 1]\n")
     second.write_text("worlds: [empty]\nrobots: [P2AT]\nseeds: [0]\nduration: 0.3\ndrive: [1, 1]\n")
     run_sweep(first, SweepOptions(output=tmp_path / "out", progress=False))
-    with pytest.raises(ConfigError, match="different sweep"):
+    with pytest.raises(ConfigError, match="trials run with other settings"):
         run_sweep(second, SweepOptions(output=tmp_path / "out", progress=False))
+    # a grown grid with the same settings resumes: only the new trials run
+    first.write_text("worlds: [empty]\nrobots: [P2AT]\nseeds: [0, 5]\nduration: 0.2\ndrive: [1, 1]\n")
+    grown = run_sweep(first, SweepOptions(output=tmp_path / "out", progress=False))
+    assert grown.skipped == 1 and grown.ran == 1 and [r["seed"] for r in grown.rows] == [0, 5]
 
 
 def test_drive_script_segments_drive_in_turn(tmp_path: Path) -> None:

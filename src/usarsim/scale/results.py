@@ -48,8 +48,8 @@ class ResultsFolder:
         if marker.exists():
             held = json.loads(marker.read_text(encoding="utf-8")).get("fingerprint")
             if held != fingerprint:
-                raise ConfigError(f"{self.path} holds the results of a different sweep; "
-                                  "give another --output folder (or delete this one) to run this sweep file")
+                raise ConfigError(f"{self.path} holds trials run with other settings (duration, controller, "
+                                  "record, ...); give another --output folder (or delete this one)")
         self.trials_dir.mkdir(parents=True, exist_ok=True)
         for partial in self.trials_dir.glob("*.partial"):  # left by a killed sweep
             shutil.rmtree(partial, ignore_errors=True)

@@ -52,9 +52,12 @@ class SweepSpec:
     base_dir: str = ""  # folder of the sweep file (set by the loader): controllers are imported from there too
 
     def fingerprint(self) -> str:
-        """Hash of everything that decides the trials' results (not where the file lies)."""
-        content = {k: v for k, v in asdict(self).items() if k != "base_dir"}
+        """Hash of the settings every trial shares (not the grid: a grid can grow and resume)."""
+        content = {k: v for k, v in asdict(self).items() if k not in _NOT_FINGERPRINTED}
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
+
+
+_NOT_FINGERPRINTED = frozenset({"base_dir", "name", "worlds", "robots", "seeds"})
 
 
 @dataclass(frozen=True)
