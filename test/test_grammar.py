@@ -466,12 +466,13 @@ GOLDEN_MESSAGES = [
      lambda: format_res_rfid_read(12.3, "RFID", True, 7, "0")),
     (40, "GEO {Type GroundVehicle} {Name ATRVJr} {Dimensions 0.7744,0.6318,0.5754} "
          "{COG 0.0000,0.0000,0.1000} {WheelRadius 0.1922} {WheelSeparation 0.5120} "
-         "{Wheelbase 0.3880}",
+         "{WheelBase 0.3880}",  # the key as USARSim sends it (UDK WheeledVehicle.uc)
      lambda: format_geo_vehicle("GroundVehicle", "ATRVJr", (0.7744, 0.6318, 0.5754),
                                 (0.0, 0.0, 0.1), wheel_radius=0.1922, wheel_separation=0.512,
                                 wheelbase=0.388)),
-    (41, "GEO {Type Camera} {Name Camera Location 0.0820,0.0002,0.0613 "
-         "Orientation 0.0000,0.0000,0.0000 Mount CameraTilt}",
+    # one segment per field, as USARSim's Sensor.GetGeoData sends them
+    (41, "GEO {Type Camera} {Name Camera} {Location 0.0820,0.0002,0.0613} "
+         "{Orientation 0.0000,0.0000,0.0000} {Mount CameraTilt}",
      lambda: format_geo_sensors("Camera", [GeoItem("Camera", (0.082, 0.0002, 0.0613),
                                                    (0.0, 0.0, 0.0), "CameraTilt")])),
     (42, "GEO {Type MisPkg} {Name CameraPanTilt} {Link 1} {ParentLink -1} "
@@ -505,8 +506,9 @@ GOLDEN_MESSAGES = [
      lambda: format_conf_vehicle("NauticVehicle", "Submarine", "Underwater", 50.0)),
     (47, "CONF {Type AerialVehicle} {Name AirRobot} {SteeringType RotaryWing} {Mass 50.0000}",
      lambda: format_conf_vehicle("AerialVehicle", "AirRobot", "RotaryWing", 50.0)),
+    # USARSim 3.x ends the line with {View -1}, which its clients parse as a number
     (48, "STA {Type GroundVehicle} {Time 62.01} {FrontSteer 0.0000} {RearSteer 0.0000} "
-         "{LightToggle False} {LightIntensity 0} {Battery 3564}",
+         "{LightToggle False} {LightIntensity 0} {Battery 3564} {View -1}",
      lambda: format_sta("GroundVehicle", 62.01, light_toggle=False, light_intensity=0,
                         battery=3564, front_steer=0.0, rear_steer=0.0)),
     (49, "MISSTA {Time 102.09} {Name CameraPanTilt} {Link 1} {Value 0.0000} {Torque 20.0000} "
@@ -540,8 +542,9 @@ GOLDEN_MESSAGES = [
      lambda: format_sen_touch([("Front", True), ("Left", False), ("Right", False)])),
     (58, "SEN {Type RFID} {Name RFID} {ID 1 Mem 0} {ID 2 Mem 0}",
      lambda: format_sen_rfid("RFID", [RfidTag(1, "0"), RfidTag(2, "0")])),
-    (59, "SEN {Type VictSensor} {Name VictimSensor} {PartName Leg Location 2.05,0.33,0.46} "
-         "{PartName Leg Location 2.51,0.44,0.39}",
+    # parts as separate segments, as USARSim 3.x sent them (and its Java clients split them)
+    (59, "SEN {Type VictSensor} {Name VictimSensor} {PartName Leg} {Location 2.05,0.33,0.46} "
+         "{PartName Leg} {Location 2.51,0.44,0.39}",
      lambda: format_sen_victim("VictimSensor", [("Leg", (F2(2.05), F2(0.33), F2(0.46))),
                                                 ("Leg", (F2(2.51), F2(0.44), F2(0.39)))])),
     (60, "SEN {Type HumanMotion} {Name Motion} {Prob 0.81}",
@@ -575,7 +578,7 @@ FOUR_DECIMAL_VARIANTS = [
          "{Orientation 4.5700,3.1400,1.5070}",
      lambda: format_sen_ins("INS", (1.23, 2.23, 0.12), (4.57, 3.14, 1.507))),
     (59, "SEN {Type VictSensor} {Name VictimSensor} "
-         "{PartName Leg Location 2.0500,0.3300,0.4600} {PartName Leg Location 2.5100,0.4400,0.3900}",
+         "{PartName Leg} {Location 2.0500,0.3300,0.4600} {PartName Leg} {Location 2.5100,0.4400,0.3900}",
      lambda: format_sen_victim("VictimSensor", [("Leg", (2.05, 0.33, 0.46)),
                                                 ("Leg", (2.51, 0.44, 0.39))])),
     (60, "SEN {Type HumanMotion} {Name Motion} {Prob 0.8100}",
@@ -640,12 +643,12 @@ def test_sta_field_sets():
     assert format_sta("NauticVehicle", 1.0, light_toggle=True, light_intensity=100, battery=10,
                       rudder_angle=0.1) == \
         ("STA {Type NauticVehicle} {Time 1.00} {SternPlaneAngle 0.0000} {RudderAngle 0.1000} "
-         "{LightToggle True} {LightIntensity 100} {Battery 10}\r\n")
+         "{LightToggle True} {LightIntensity 100} {Battery 10} {View -1}\r\n")
     assert format_sta("AerialVehicle", Fixed(3.14159, 4), light_toggle=False, light_intensity=0,
                       battery=5) == \
-        "STA {Type AerialVehicle} {Time 3.1416} {LightToggle False} {LightIntensity 0} {Battery 5}\r\n"
+        "STA {Type AerialVehicle} {Time 3.1416} {LightToggle False} {LightIntensity 0} {Battery 5} {View -1}\r\n"
     assert format_sta("LeggedRobot", "7.5", light_toggle=False, light_intensity=0, battery=1) == \
-        "STA {Type LeggedRobot} {Time 7.5} {LightToggle False} {LightIntensity 0} {Battery 1}\r\n"
+        "STA {Type LeggedRobot} {Time 7.5} {LightToggle False} {LightIntensity 0} {Battery 1} {View -1}\r\n"
     with pytest.raises(ProtocolError, match="has no FrontSteer"):
         format_sta("AerialVehicle", 1.0, light_toggle=False, light_intensity=0, battery=1,
                    front_steer=0.1)
@@ -672,8 +675,8 @@ def test_sen_formatters_with_time_and_extensions():
 
 def test_geo_conf_res_extras():
     assert format_geo_effecters([("Gripper", (0.5, 0, 0), (0, 0, 0), "R1")]) == \
-        ("GEO {Type Effecter} {Name Gripper Location 0.5000,0.0000,0.0000 "
-         "Orientation 0.0000,0.0000,0.0000 Mount R1}\r\n")
+        ("GEO {Type Effecter} {Name Gripper} {Location 0.5000,0.0000,0.0000} "
+         "{Orientation 0.0000,0.0000,0.0000} {Mount R1}\r\n")
     assert format_geo_vehicle("AerialVehicle", "AirRobot", (0.999, 0.999, 0.194), (0, 0, 0)) == \
         ("GEO {Type AerialVehicle} {Name AirRobot} {Dimensions 0.9990,0.9990,0.1940} "
          "{COG 0.0000,0.0000,0.0000}\r\n")

@@ -368,7 +368,7 @@ def test_geo_vehicle_round_trips(vtype, robot, dims, cog, radius, sep, base):
     assert (msg.kind, msg.get("Name"), msg.get_vector("Dimensions"), msg.get_vector("COG")) == \
         (vtype, robot, dims, cog)
     assert (msg.get_float("WheelRadius"), msg.get_float("WheelSeparation"),
-            msg.get_float("Wheelbase")) == (radius, sep, base)
+            msg.get_float("WheelBase")) == (radius, sep, base)
 
 
 @FAST

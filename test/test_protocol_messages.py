@@ -142,12 +142,28 @@ def test_drive_skid(p2at):
     assert cmds == [WheelDrive("R1", 1.5, -1.0, False), SetLight("R1", True), Flip("R1")]
     [norm] = pc.drive_commands(g.parse_command("DRIVE {Left 50} {Right 50} {Normalized True}"), "R1", p2at)
     assert norm.normalized is True
-    with pytest.raises(pc.Unsupported, match="Ackermann"):
+    # a line of which nothing fits the vehicle is refused, naming what did not apply
+    with pytest.raises(pc.Unsupported, match="Speed/FrontSteer/RearSteer do not apply"):
         pc.drive_commands(g.parse_command("DRIVE {Speed 1}"), "R1", p2at)
-    with pytest.raises(pc.Unsupported, match="aerial"):
+    with pytest.raises(pc.Unsupported, match="AltitudeVelocity"):
         pc.drive_commands(g.parse_command("DRIVE {AltitudeVelocity 1}"), "R1", p2at)
-    with pytest.raises(pc.Unsupported):
+    with pytest.raises(pc.Unsupported, match="underwater"):
         pc.drive_commands(g.parse_command("DRIVE {Propeller 1}"), "R1", p2at)
+
+
+IRIDIUM_STOP = ("DRIVE {Left 0} {Right 0} {Speed 0} {AltitudeVelocity 0} {LinearVelocity 0} "
+                "{LateralVelocity 0} {RotationalVelocity 0}")
+
+
+def test_drive_applies_the_fields_that_fit_and_ignores_the_rest(p2at):
+    # Iridium's Stop button sends one line for every vehicle type; each robot takes its part
+    assert pc.drive_commands(g.parse_command(IRIDIUM_STOP), "R1", p2at) == [WheelDrive("R1", 0.0, 0.0, False)]
+    hummer, air = load_robot("Hummer"), load_robot("AirRobot")
+    assert pc.drive_commands(g.parse_command(IRIDIUM_STOP), "H", hummer) == [AckermannDrive("H", 0.0, 0.0, 0.0, False)]
+    assert pc.drive_commands(g.parse_command(IRIDIUM_STOP), "A", air) == [AerialDrive("A", 0.0, 0.0, 0.0, 0.0)]
+    # a ROS 1 bridge names the robot in DRIVE: not a joint drive
+    assert pc.drive_commands(g.parse_command("DRIVE {Name robot_0} {Left 1} {Right 2}"), "R1", p2at) == \
+        [WheelDrive("R1", 1.0, 2.0, False)]
 
 
 def test_drive_ackermann_and_aerial_signs():

@@ -70,36 +70,44 @@ def _or0(x: float | None) -> float:
 
 
 def drive_commands(drive: g.Drive, robot: str, spec: RobotSpec) -> list[Command]:
-    """Core commands of one DRIVE line for ``robot`` (raises Unsupported)."""
+    """Core commands of one DRIVE line for ``robot`` (raises Unsupported).
+
+    As USARSim did, the fields that fit the robot's vehicle are applied and the others
+    ignored: Iridium's Stop line (``{Left 0} {Right 0} {Speed 0} {AltitudeVelocity 0} ...``)
+    stops any robot, and ``{Name robot_0}`` without ``{Value}``/``{Steer}`` names the robot,
+    not a joint. Only a line of which nothing applies is refused.
+    """
     kind = spec.drive.type
     normalized = bool(drive.normalized)
     out: list[Command] = []
+    ignored: list[str] = []
     if drive.left is not None or drive.right is not None:
-        if kind not in WHEEL_DRIVES:
-            raise Unsupported(f"{spec.class_name} is not skid-steered; Left/Right do not apply "
-                              f"({_drive_hint(spec)})")
-        out.append(WheelDrive(robot, _or0(drive.left), _or0(drive.right), normalized))
+        if kind in WHEEL_DRIVES:
+            out.append(WheelDrive(robot, _or0(drive.left), _or0(drive.right), normalized))
+        else:
+            ignored.append("Left/Right")
     if drive.speed is not None or drive.front_steer is not None or drive.rear_steer is not None:
-        if kind != "ackermann":
-            raise Unsupported(f"{spec.class_name} is not Ackermann-steered; Speed/FrontSteer/RearSteer "
-                              f"do not apply ({_drive_hint(spec)})")
-        # SAE steer is positive to the right, the core's to the left
-        out.append(AckermannDrive(robot, _or0(drive.speed), _neg(drive.front_steer), _neg(drive.rear_steer),
-                                  normalized))
+        if kind == "ackermann":
+            # SAE steer is positive to the right, the core's to the left
+            out.append(AckermannDrive(robot, _or0(drive.speed), _neg(drive.front_steer), _neg(drive.rear_steer),
+                                      normalized))
+        else:
+            ignored.append("Speed/FrontSteer/RearSteer")
     aerial = (drive.altitude_velocity, drive.linear_velocity, drive.lateral_velocity, drive.rotational_velocity)
     if any(v is not None for v in aerial):
-        if kind != "aerial":
-            raise Unsupported(f"{spec.class_name} is not an aerial vehicle ({_drive_hint(spec)})")
-        # SAE lateral is +right and yaw rate +clockwise; core is +left / +counter-clockwise
-        out.append(AerialDrive(robot, linear=_or0(drive.linear_velocity), lateral=_neg(drive.lateral_velocity),
-                               altitude=_or0(drive.altitude_velocity), yaw_rate=_neg(drive.rotational_velocity),
-                               normalized=normalized))
+        if kind == "aerial":
+            # SAE lateral is +right and yaw rate +clockwise; core is +left / +counter-clockwise
+            out.append(AerialDrive(robot, linear=_or0(drive.linear_velocity), lateral=_neg(drive.lateral_velocity),
+                                   altitude=_or0(drive.altitude_velocity), yaw_rate=_neg(drive.rotational_velocity),
+                                   normalized=normalized))
+        else:
+            ignored.append("AltitudeVelocity/LinearVelocity/LateralVelocity/RotationalVelocity")
     if drive.propeller is not None or drive.rudder is not None or drive.stern_plane is not None:
-        raise Unsupported(f"{spec.class_name} has no propeller/rudder (no underwater vehicles are simulated)")
+        ignored.append("Propeller/Rudder/SternPlane (no underwater vehicles are simulated)")
     if drive.wheels:
-        raise Unsupported(f"{spec.class_name} has no omni-drive wheels (WheelNumber)")
+        ignored.append("WheelNumber (no omni-drive wheels)")
     if drive.xz_angle is not None or drive.thrust_propeller is not None or drive.tail_propeller is not None:
-        raise Unsupported(f"{spec.class_name} is not a blimp (XZAngle/ThrustPropeller/TailPropeller)")
+        ignored.append("XZAngle/ThrustPropeller/TailPropeller (no blimps)")
     if drive.name is not None:
         if drive.steer is not None:
             out.append(JointTargets(robot, {drive.name: drive.steer}, order=0))
@@ -108,14 +116,13 @@ def drive_commands(drive: g.Drive, robot: str, spec: RobotSpec) -> list[Command]
             if order not in (0, 1, 2):
                 raise Unsupported(f"Order must be 0, 1 or 2, got {order}")
             out.append(JointTargets(robot, {drive.name: drive.value}, order=order))
-        if drive.steer is None and drive.value is None:
-            raise Unsupported(f"joint drive of '{drive.name}' needs {{Value v}} or {{Steer a}}")
     if drive.light is not None:
         out.append(SetLight(robot, bool(drive.light)))
     if drive.flip:
         out.append(Flip(robot))
     if not out:
-        raise Unsupported(f"no drive parameter for {spec.class_name} ({_drive_hint(spec)})")
+        what = f"; {', '.join(ignored)} do not apply" if ignored else ""
+        raise Unsupported(f"no drive parameter for {spec.class_name}{what} ({_drive_hint(spec)})")
     return out
 
 
@@ -236,7 +243,19 @@ def set_request(cmd: g.Set, robot: str, spec: RobotSpec) -> SetRequest:
             return SetRequest("failed", set_type, (name,))
         # SAE location and roll,pitch,yaw -> core frame
         params = frames.flip_vector(values[:3]) + frames.flip_euler(values[3:])
+    if set_type.upper() == "CAMERA" and cmd.opcode.upper() == "PANTILT":
+        # SAE pan (+right) and tilt (+up) -> core; the RES reply converts back, so it
+        # carries the request's signs
+        params = _pan_tilt_to_core(params)
     return SetRequest("generic", set_type, (name,), (SensorCommand(robot, name, cmd.opcode, params),))
+
+
+def _pan_tilt_to_core(params: tuple[Any, ...]) -> tuple[Any, ...]:
+    try:
+        pan, tilt = (g.parse_float(str(v)) for v in params[:2])
+    except (g.ProtocolError, ValueError):
+        return params  # the camera answers Status Failed with its own reason
+    return (-pan, -tilt) + tuple(params[2:])
 
 
 def _joint(cmd: g.Set, robot: str) -> SetRequest:

@@ -246,6 +246,11 @@ def _parse_segment(body: str) -> tuple[list[Pair], str | None]:
     i = 0
     while i < len(tokens):
         name = tokens[i]
+        if name == "Params" and i + 1 < len(tokens):
+            # The manual's SET writes parameters blank-separated ({Params 1001 text}):
+            # the rest of the segment is the value, joined by commas like a vector.
+            pairs.append((name, ",".join(tokens[i + 1:])))
+            break
         if i + 1 >= len(tokens):
             return [], f"{where}: name {_clip(name)!r} has no value (segment ignored)"
         parts = [tokens[i + 1]]
@@ -1035,32 +1040,39 @@ _STA_FIELDS = {
     "AerialVehicle": (),
     "LeggedRobot": (),
 }
+DIALECTS = ("ut2004", "udk")  # wire forms of the two USARSim generations (docs/protocol.md)
 
 
 def format_sta(vehicle_type: str, time: float | Fixed | str, *, light_toggle: bool,
                light_intensity: int, battery: int, front_steer: Num | None = None,
                rear_steer: Num | None = None, stern_plane_angle: Num | None = None,
-               rudder_angle: Num | None = None) -> str:
-    """STA for GroundVehicle, NauticVehicle, AerialVehicle or LeggedRobot (§4.2).
+               rudder_angle: Num | None = None, dialect: str = "ut2004") -> str:
+    """STA for GroundVehicle, NauticVehicle, AerialVehicle or LeggedRobot.
 
-    The class's own angle fields are always sent (0 when None); angle fields
-    of another class are refused.
+    ``ut2004`` (USARSim 3.x): ``{Type} {Time} <class angles> {LightToggle} {LightIntensity}
+    {Battery} {View -1}``; ``udk``: ``{Time} {Battery} {Type} {LightToggle} {LightIntensity}
+    <class angles>``. The class's own angle fields are always sent (0 when None); angle
+    fields of another class are refused.
     """
     given = {"FrontSteer": front_steer, "RearSteer": rear_steer,
              "SternPlaneAngle": stern_plane_angle, "RudderAngle": rudder_angle}
     own = _STA_FIELDS.get(vehicle_type)
-    segs: list[PairIn] = [("Type", vehicle_type), ("Time", _time(time))]
+    angles: list[PairIn] = []
     for field_name, value in given.items():
         if own is None:
             if value is not None:
-                segs.append((field_name, value))
+                angles.append((field_name, value))
         elif field_name in own:
-            segs.append((field_name, 0.0 if value is None else value))
+            angles.append((field_name, 0.0 if value is None else value))
         elif value is not None:
             raise ProtocolError(f"STA {vehicle_type} has no {field_name}")
-    segs += [("LightToggle", bool(light_toggle)), ("LightIntensity", int(light_intensity)),
-             ("Battery", int(battery))]
-    return format_line("STA", segs)
+    light: list[PairIn] = [("LightToggle", bool(light_toggle)), ("LightIntensity", int(light_intensity))]
+    if dialect == "udk":
+        return format_line("STA", [("Time", _time(time)), ("Battery", int(battery)), ("Type", vehicle_type)]
+                           + light + angles)
+    # View: the viewport the robot is seen from; -1 = none (clients of 3.x parse it as a number)
+    return format_line("STA", [("Type", vehicle_type), ("Time", _time(time))] + angles + light
+                       + [("Battery", int(battery)), ("View", -1)])
 
 
 def format_missta(time: float | Fixed | str, name: str,
@@ -1078,7 +1090,7 @@ def _sen(sensor_type: str, time: Time, segments: list[Any]) -> str:
 
 def format_sen_range(sensor_type: str, readings: Iterable[tuple[str, Num]],
                      time: Time = None) -> str:
-    """``SEN {Type Sonar|IR} {Name n Range r} ...``: all range sensors of a type in one line."""
+    """``SEN {Type Sonar|IR} {Name n Range r} ...``: range sensors of a type in one line."""
     return _sen(sensor_type, time, [(("Name", n), ("Range", r)) for n, r in readings])
 
 
@@ -1174,9 +1186,16 @@ def format_sen_rfid(name: str, tags: Iterable[RfidTag | tuple[Any, ...]],
 
 
 def format_sen_victim(name: str, parts: Iterable[tuple[str, Vec]], time: Time = None) -> str:
-    """``SEN {Type VictSensor} {Name n} {PartName p Location x,y,z} ...``."""
-    return _sen("VictSensor", time, [("Name", name)] +
-                [(("PartName", p), ("Location", _vec3(loc))) for p, loc in parts])
+    """``SEN {Type VictSensor} {Name n} {PartName p} {Location x,y,z} ...``.
+
+    Without a part in view: ``SEN {Type VictSensor} {Name n} {Status NoVictims}`` (USARSim 3.x).
+    """
+    segs: list[Any] = [("Name", name)]
+    for part, loc in parts:
+        segs += [("PartName", part), ("Location", _vec3(loc))]
+    if len(segs) == 1:
+        segs.append(("Status", "NoVictims"))
+    return _sen("VictSensor", time, segs)
 
 
 def format_sen_human_motion(name: str, prob: Num, time: Time = None) -> str:
@@ -1200,28 +1219,28 @@ def format_geo_vehicle(vehicle_type: str, name: str, dimensions: Vec, cog: Vec, 
                        wheelbase: Num | None = None) -> str:
     """``GEO {Type <class>} {Name n} {Dimensions l,w,h} {COG x,y,z}`` + GroundVehicle wheels.
 
-    Wheel keys as in the manual's example: WheelRadius, WheelSeparation
-    (lateral track, D13), Wheelbase (longitudinal).
+    Wheel keys as USARSim sends them: WheelRadius, WheelSeparation (lateral track, D13),
+    WheelBase (longitudinal).
     """
     segs = [("Type", vehicle_type), ("Name", name), ("Dimensions", _vec3(dimensions)),
             ("COG", _vec3(cog))]
     segs += _present([("WheelRadius", wheel_radius), ("WheelSeparation", wheel_separation),
-                      ("Wheelbase", wheelbase)])
+                      ("WheelBase", wheelbase)])
     return format_line("GEO", segs)
 
 
 def format_geo_sensors(item_type: str, items: Iterable[GeoItem | tuple[Any, ...]]) -> str:
-    """``GEO {Type t} {Name n Location x,y,z Orientation r,p,y Mount m} ...``."""
-    segs: list[Any] = [("Type", item_type)]
+    """``GEO {Type t} {Name n} {Location x,y,z} {Orientation r,p,y} {Mount m} ...`` (one segment per field)."""
+    segs: list[PairIn] = [("Type", item_type)]
     for item in items:
         item = GeoItem(*item)
-        segs.append((("Name", item.name), ("Location", _vec3(item.location)),
-                     ("Orientation", _vec3(item.orientation)), ("Mount", item.mount)))
+        segs += [("Name", item.name), ("Location", _vec3(item.location)),
+                 ("Orientation", _vec3(item.orientation)), ("Mount", item.mount)]
     return format_line("GEO", segs)
 
 
 def format_geo_effecters(items: Iterable[GeoItem | tuple[Any, ...]]) -> str:
-    """``GEO {Type Effecter} {Name n Location ... Orientation ... Mount m} ...``."""
+    """``GEO {Type Effecter} {Name n} {Location ...} {Orientation ...} {Mount m} ...``."""
     return format_geo_sensors("Effecter", items)
 
 

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 __all__ = [
     "GAME_TYPE", "format_readings", "format_robot_readings", "format_reading", "steering_type",
     "nfo_game", "nfo_start_poses", "geo_robot", "geo_mispkg", "geo_effecters", "geo_sensors",
-    "conf_robot", "conf_mispkg", "conf_effecters", "conf_sensors", "geo_lines", "conf_lines",
-    "UnknownItem", "to_sae_vector", "to_sae_euler", "wire_name",
+    "conf_robot", "conf_mispkg", "conf_effecters", "conf_sensors", "geo_reply", "conf_reply",
+    "to_sae_vector", "to_sae_euler", "wire_name",
 ]
 
 GAME_TYPE = "BotDeathMatch"  # what the manual's SimpleUI screenshot shows
@@ -77,17 +77,25 @@ def _time(now: float, stamped: bool) -> float | None:
 
 # --------------------------------------------------------------------------- streamed messages
 
-def format_reading(reading: rd.Reading, stamped: bool = False) -> str | None:
+def format_reading(reading: rd.Reading, stamped: bool = False, dialect: str = "ut2004") -> str | None:
     """The line of one reading (None: no protocol message for it, e.g. images, joint states)."""
+    if dialect == "udk":
+        if isinstance(reading, rd.RobotState):
+            return _sta(reading, stamped, dialect)
+        if isinstance(reading, _GROUPED):
+            return _format_single_udk(reading, stamped)
     fmt = _FORMATTERS.get(type(reading))
     return fmt(reading, stamped) if fmt else None
 
 
-def format_robot_readings(readings: Iterable[rd.Reading], stamped: Callable[[str], bool] = lambda name: False) -> list[str]:
-    """Lines for one robot's readings of one tick: STA, MISSTA, then SEN (Sonar/IR/Encoder/Touch grouped).
+def format_robot_readings(readings: Iterable[rd.Reading], stamped: Callable[[str], bool] = lambda name: False,
+                          dialect: str = "ut2004") -> list[str]:
+    """Lines for one robot's readings of one tick: STA, MISSTA, then SEN.
 
     ``stamped(sensor_name)`` says whether that sensor sends the optional Time
-    segment (its ``with_timestamp``, the manual's bWithTimeStamp).
+    segment (its ``with_timestamp``, the manual's bWithTimeStamp). In the ``ut2004``
+    dialect Sonar/IR/Encoder/Touch readings of one type share one SEN line (USARSim 3.x);
+    in ``udk`` each sensor has its own line.
     """
     state: list[str] = []
     missta: list[str] = []
@@ -95,14 +103,14 @@ def format_robot_readings(readings: Iterable[rd.Reading], stamped: Callable[[str
     sen: list[str | tuple[type, str]] = []
     groups: dict[tuple[type, str], list[Any]] = {}
     for r in readings:
-        if isinstance(r, _GROUPED):
+        if dialect != "udk" and isinstance(r, _GROUPED):
             key = (type(r), getattr(r, "sensor_type", ""))
             if key not in groups:
                 groups[key] = []
                 sen.append(key)
             groups[key].append(r)
             continue
-        line = format_reading(r, stamped(r.sensor))
+        line = format_reading(r, stamped(r.sensor), dialect)
         if line is None:
             continue
         if isinstance(r, rd.RobotState):
@@ -131,13 +139,24 @@ def _format_group(members: list[rd.Reading], stamped: bool) -> str:
     return g.format_sen_touch([(m.sensor, m.touched) for m in members], when)  # type: ignore[attr-defined]
 
 
-def _sta(r: rd.RobotState, stamped: bool) -> str:
+def _format_single_udk(r: Any, stamped: bool) -> str:
+    # UDK: one line per sensor, name and value in segments of their own ({Name F1} {Range 4.4690})
+    if isinstance(r, rd.RangeReading):
+        sensor_type, value = r.sensor_type, ("Range", r.range)
+    elif isinstance(r, rd.EncoderReading):
+        sensor_type, value = "Encoder", ("Tick", int(r.ticks))
+    else:
+        sensor_type, value = "Touch", ("Touch", bool(r.touched))
+    return _sen_line(sensor_type, _time(r.time, stamped), [("Name", r.sensor), value])
+
+
+def _sta(r: rd.RobotState, stamped: bool, dialect: str = "ut2004") -> str:
     # Steer angles: core +left, SAE +right. Battery: whole seconds left.
     kwargs: dict[str, Any] = {}
     if r.vehicle_type == "GroundVehicle":
         kwargs = {"front_steer": -r.front_steer, "rear_steer": -r.rear_steer}
     return g.format_sta(r.vehicle_type, r.time, light_toggle=r.light_on, light_intensity=r.light_intensity,
-                        battery=int(r.battery), **kwargs)
+                        battery=int(r.battery), dialect=dialect, **kwargs)
 
 
 def _missta(r: rd.MissionPackageState, stamped: bool) -> str:
@@ -245,14 +264,15 @@ _FORMATTERS: dict[type, Callable[[Any, bool], str]] = {
 
 
 def format_readings(readings: Iterable[rd.Reading],
-                    stamped: Callable[[str, str], bool] = lambda robot, sensor: False) -> list[tuple[str, str]]:
+                    stamped: Callable[[str, str], bool] = lambda robot, sensor: False,
+                    dialect: str = "ut2004") -> list[tuple[str, str]]:
     """(message kind, line) pairs for readings of one tick; ``stamped(robot, sensor)`` as above."""
     by_robot: dict[str, list[rd.Reading]] = {}
     for r in readings:
         by_robot.setdefault(r.robot, []).append(r)
     out: list[tuple[str, str]] = []
     for robot, items in by_robot.items():
-        for line in format_robot_readings(items, lambda sensor, robot=robot: stamped(robot, sensor)):
+        for line in format_robot_readings(items, lambda sensor, robot=robot: stamped(robot, sensor), dialect):
             out.append((line.split(" ", 1)[0].strip(), line))
     return out
 
@@ -278,7 +298,7 @@ def _word(text: str, fallback: str) -> str:
 
 
 # --------------------------------------------------------------------------- GEO / CONF
-# Each returns one line, or None when the robot has nothing of that kind (the server answers ERR).
+# Each returns one line, or None when the robot has nothing of that kind (then an empty reply goes out).
 
 _STEERING = {"skid": "SkidSteered", "differential": "SkidSteered", "tracked": "SkidSteered",
              "ackermann": "AckermanSteered", "aerial": "RotaryWing", "omni": "OmniDrive"}
@@ -294,8 +314,33 @@ def steering_type(spec: "RobotSpec") -> str:
     return _STEERING.get(spec.drive.type, "None")
 
 
-def wire_name(snake: str) -> str:
-    """``max_range`` -> ``MaxRange``: CONF keys from a sensor's parameter names."""
+# CONF keys that USARSim.ini spells otherwise than CamelCase (spec protocol.md §8 ini tables);
+# (sensor type, parameter) entries win over (None, parameter) ones.
+_MANUAL_KEYS: dict[tuple[str | None, str], str] = {
+    (None, "with_timestamp"): "bWithTimeStamp",
+    (None, "hidden"): "HiddenSensor",
+    ("RangeScanner", "fov"): "ScanFov",
+    ("IRScanner", "fov"): "ScanFov",
+    ("RangeScanner", "pitch_plane"): "bPitch",
+    ("IRScanner", "pitch_plane"): "bPitch",
+    ("HumanMotion", "fov"): "FOV",
+    ("VictSensor", "horizontal_fov"): "HorizontalFOV",
+    ("VictSensor", "vertical_fov"): "VerticalFOV",
+    ("RFID", "tx_power_dbm"): "dBmTXPower",
+    ("RFID", "rx_sensitivity_dbm"): "dBmRXSensibility",
+    ("RFID", "obstacle_attenuation_db"): "dBObstacleAttenuation",
+    ("RFID", "always_read_memory"): "bAlwaysReadRFIDmem",
+    ("GPS", "max_noise"): "maxNoise",
+    ("GPS", "min_noise"): "minNoise",
+}
+
+
+def wire_name(snake: str, sensor_type: str | None = None) -> str:
+    """CONF key of a sensor parameter: the manual's ini name (``with_timestamp`` ->
+    ``bWithTimeStamp``), else CamelCase (``max_range`` -> ``MaxRange``)."""
+    known = _MANUAL_KEYS.get((sensor_type, snake)) or _MANUAL_KEYS.get((None, snake))
+    if known:
+        return known
     return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)
 
 
@@ -305,17 +350,17 @@ def _mount_name(robot: str, parent: str) -> str:
 
 
 def geo_robot(spec: "RobotSpec", robot: str) -> str:
-    """``GEO {Type <vehicle class>} {Name <class>} {Dimensions} {COG}`` (+ wheels for ground vehicles)."""
+    """``GEO {Type <vehicle class>} {Name <robot>} {Dimensions} {COG}`` (+ wheels for ground vehicles)."""
     drive = spec.drive
     wheels: dict[str, Any] = {}
     if spec.vehicle_type == "GroundVehicle":
         wheels = {"wheel_radius": drive.wheel_radius, "wheel_separation": drive.wheel_separation,
                   "wheelbase": drive.wheelbase}
-    return g.format_geo_vehicle(spec.vehicle_type, spec.class_name, spec.dimensions, (0.0, 0.0, 0.0), **wheels)
+    return g.format_geo_vehicle(spec.vehicle_type, robot, spec.dimensions, (0.0, 0.0, 0.0), **wheels)
 
 
 def geo_sensors(spec: "RobotSpec", robot: str, sensor_type: str, name: str | None = None) -> str | None:
-    """``GEO {Type t} {Name n Location .. Orientation .. Mount m} ...`` for the robot's sensors of a type."""
+    """``GEO {Type t} {Name n} {Location ..} {Orientation ..} {Mount m} ...`` for the robot's sensors of a type."""
     items = [g.GeoItem(s.name, to_sae_vector(s.mount.xyz), to_sae_euler(s.mount.rpy),
                        _mount_name(robot, s.mount.parent))
              for s in spec.sensors if s.type == sensor_type and (name is None or s.name == name)]
@@ -357,13 +402,13 @@ def _geo_links(spec: "RobotSpec", group: Any) -> list[g.GeoLink]:
 
 
 def conf_robot(spec: "RobotSpec", robot: str) -> str:
-    """``CONF {Type <vehicle class>} {Name <class>} {SteeringType} {Mass}`` (+ limits for ground vehicles)."""
+    """``CONF {Type <vehicle class>} {Name <robot>} {SteeringType} {Mass}`` (+ limits for ground vehicles)."""
     drive = spec.drive
     limits: dict[str, Any] = {}
     if spec.vehicle_type == "GroundVehicle":
         limits = {"max_speed": drive.max_wheel_speed, "max_torque": drive.max_torque,
                   "max_front_steer": drive.max_front_steer, "max_rear_steer": drive.max_rear_steer}
-    return g.format_conf_vehicle(spec.vehicle_type, spec.class_name, steering_type(spec), spec.mass, **limits)
+    return g.format_conf_vehicle(spec.vehicle_type, robot, steering_type(spec), spec.mass, **limits)
 
 
 def conf_mispkg(spec: "RobotSpec", name: str | None = None) -> str | None:
@@ -412,46 +457,46 @@ def _conf_fields(sensor_type: str, prm: Any, current: dict[str, Any]) -> list[tu
     for f in dataclasses.fields(prm):
         value = getattr(prm, f.name)
         if isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
-            fields.append((wire_name(f.name), value))
+            fields.append((wire_name(f.name, sensor_type), value))
         elif isinstance(value, str) and value and re.fullmatch(r"[\x21-\x7a\x7c\x7e]+", value):
-            fields.append((wire_name(f.name), value))
+            fields.append((wire_name(f.name, sensor_type), value))
     return fields
 
 
 # --------------------------------------------------------------------------- queries on a live robot
+# USARSim answers a GETGEO/GETCONF for a type (or name) the robot does not carry with an
+# empty reply (e.g. Iridium's GETCONF {Type Actuator} to a P2AT); so does this server.
 
-class UnknownItem(LookupError):
-    """GETGEO/GETCONF named a Type (or Name) the robot does not carry; the server answers ERR."""
-
-
-def _found(line: str | None, item_type: str, name: str | None) -> list[str]:
-    if line is None:
-        raise UnknownItem(f"{item_type} '{name}'" if name else item_type)
-    return [line]
+def _empty(word: str, item_type: str) -> str:
+    return g.format_line(word, [("Type", item_type)])
 
 
-def geo_lines(robot: "Robot", item_type: str, name: str | None = None) -> list[str]:
-    """GEO reply to ``GETGEO {Type item_type} [{Name name}]``; UnknownItem when the robot has no such item."""
+def geo_reply(robot: "Robot", item_type: str, name: str | None = None) -> str:
+    """The GEO line answering ``GETGEO {Type item_type} [{Name name}]``."""
     spec = robot.spec
     if item_type == "Robot":
-        return [geo_robot(spec, robot.name)]
-    if item_type == "MisPkg":
-        return _found(geo_mispkg(spec, name), item_type, name)
-    if item_type == "Effecter":
-        return _found(geo_effecters(spec, robot.name, name), item_type, name)
-    return _found(geo_sensors(spec, robot.name, item_type, name), item_type, name)
+        line: str | None = geo_robot(spec, robot.name)
+    elif item_type == "MisPkg":
+        line = geo_mispkg(spec, name)
+    elif item_type == "Effecter":
+        line = geo_effecters(spec, robot.name, name)
+    else:
+        line = geo_sensors(spec, robot.name, item_type, name)
+    return line or _empty("GEO", item_type)
 
 
-def conf_lines(robot: "Robot", item_type: str, name: str | None = None) -> list[str]:
-    """CONF reply to ``GETCONF {Type item_type} [{Name name}]`` with live values (e.g. camera FOV); UnknownItem as above."""
+def conf_reply(robot: "Robot", item_type: str, name: str | None = None) -> str:
+    """The CONF line answering ``GETCONF {Type item_type} [{Name name}]``, with live values (camera FOV)."""
     spec = robot.spec
     if item_type == "Robot":
-        return [conf_robot(spec, robot.name)]
-    if item_type == "MisPkg":
-        return _found(conf_mispkg(spec, name), item_type, name)
-    if item_type == "Effecter":
+        line: str | None = conf_robot(spec, robot.name)
+    elif item_type == "MisPkg":
+        line = conf_mispkg(spec, name)
+    elif item_type == "Effecter":
         opcodes = {e.name: dict(getattr(e, "opcodes", {})) for e in robot.effecters.values()}
-        return _found(conf_effecters(spec, opcodes, name), item_type, name)
-    params = {s.name: s.params for s in robot.sensors}
-    current = {s.name: {"fov": s.fov} for s in robot.sensors if isinstance(getattr(s, "fov", None), float)}
-    return _found(conf_sensors(spec, item_type, name, params=params, current=current), item_type, name)
+        line = conf_effecters(spec, opcodes, name)
+    else:
+        params = {s.name: s.params for s in robot.sensors}
+        current = {s.name: {"fov": s.fov} for s in robot.sensors if isinstance(getattr(s, "fov", None), float)}
+        line = conf_sensors(spec, item_type, name, params=params, current=current)
+    return line or _empty("CONF", item_type)

@@ -279,54 +279,12 @@ class _Connection:
         self.send("RES", g.format_res(self.server.sim.time, "Camera", camera, ok))
 
     def _query(self, cmd: g.GetGeo | g.GetConf) -> None:
-        spec, robot = self.spec, self.robot
-        word = cmd.word
-        qtype, name = cmd.type, cmd.name
-        line: str | None
-        if isinstance(cmd, g.GetGeo):
-            if qtype == "Robot":
-                line = pm.geo_robot(spec, robot)
-            elif qtype == "MisPkg":
-                line = pm.geo_mispkg(spec, name)
-            elif qtype == "Effecter":
-                line = pm.geo_effecters(spec, robot, name)
-            else:
-                line = pm.geo_sensors(spec, robot, qtype, name)
-        else:
-            if qtype == "Robot":
-                line = pm.conf_robot(spec, robot)
-            elif qtype == "MisPkg":
-                line = pm.conf_mispkg(spec, name)
-            elif qtype == "Effecter":
-                line = pm.conf_effecters(spec, self._effecter_opcodes(), name)
-            else:
-                line = pm.conf_sensors(spec, qtype, name, params=self._sensor_params(),
-                                       current=self._sensor_state())
-        if line is None:
-            what = f"{qtype} '{name}'" if name else qtype
-            self.err(word, f"robot '{robot}' has no {what} (types: {', '.join(pc.query_types(spec))})")
-        else:
-            self.send(word[3:], line)
-
-    def _live_robot(self) -> Any:
-        return self.server.sim.robots.get(self.robot) if self.robot else None
-
-    def _sensor_params(self) -> dict[str, Any] | None:
-        robot = self._live_robot()
-        return None if robot is None else {s.name: s.params for s in robot.sensors}
-
-    def _sensor_state(self) -> dict[str, dict[str, Any]]:
-        # values that change at run time (the camera FOV set by SET/CAMERA)
-        robot = self._live_robot()
+        robot = self.server.sim.robots.get(self.robot) if self.robot else None
         if robot is None:
-            return {}
-        return {s.name: {"fov": s.fov} for s in robot.sensors if isinstance(getattr(s, "fov", None), float)}
-
-    def _effecter_opcodes(self) -> dict[str, dict[str, tuple[float, float]]]:
-        robot = self._live_robot()
-        if robot is None:
-            return {}
-        return {name: dict(getattr(e, "opcodes", {})) for name, e in robot.effecters.items()}
+            self.err(cmd.word, f"robot '{self.robot}' no longer exists")
+            return
+        reply = pm.geo_reply if isinstance(cmd, g.GetGeo) else pm.conf_reply
+        self.send(cmd.word[3:], reply(robot, cmd.type, cmd.name))
 
 
 def _is_viewpoint(cmd: g.Set) -> bool:

@@ -6,12 +6,15 @@ share one model; the rest configures drive, joint groups, sensors and state.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from usarsim.config_loading import ConfigError, load_dataclass
+import yaml
+
+from usarsim.config_loading import ConfigError, convert_node, load_yaml_node
 from usarsim.paths import share_dir
 from usarsim.sim.body import BodySpec
 
@@ -135,6 +138,21 @@ class RobotSpec:
                 raise ValueError(f"{what} must be positive, got {value}")
 
 
+@dataclass
+class RobotVariant:
+    """A catalogue entry that is another class plus devices (``variant_of``), e.g. the
+    rescue P2AT: the manual's P2AT with the RFID reader, victim sensor and tag dropper
+    that RoboCup Rescue teams added."""
+
+    variant_of: str
+    class_name: str
+    description: str
+    add_sensors: list[SensorSpec] = field(default_factory=list)
+    add_effecters: list[EffecterSpec] = field(default_factory=list)
+    notes: str = ""
+    source: str = ""
+
+
 def robots_dir() -> Path:
     """Directory of the catalogue YAML files."""
     return share_dir() / "config" / "robots"
@@ -147,11 +165,29 @@ def available_robots() -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def _load_cached(path: str) -> RobotSpec:
-    spec = load_dataclass(RobotSpec, Path(path))
+    node = load_yaml_node(Path(path))
+    keys = {k.value for k, _ in node.value} if isinstance(node, yaml.MappingNode) else set()
+    if "variant_of" in keys:
+        spec = _variant(convert_node(RobotVariant, node, path, "RobotVariant"), path)
+    else:
+        spec = convert_node(RobotSpec, node, path, "RobotSpec")
     _validate_sensor_params(spec, path)
     if Path(path).stem != spec.class_name:
         raise ConfigError(f"{path}: class_name '{spec.class_name}' does not match the file name")
     return spec
+
+
+def _variant(variant: RobotVariant, path: str) -> RobotSpec:
+    if variant.variant_of == variant.class_name:
+        raise ConfigError(f"{path}: a class cannot be a variant of itself")
+    base = load_robot(variant.variant_of)
+    try:
+        return dataclasses.replace(
+            base, class_name=variant.class_name, description=variant.description,
+            sensors=base.sensors + variant.add_sensors, effecters=base.effecters + variant.add_effecters,
+            notes=variant.notes or base.notes, source=variant.source or base.source)
+    except ValueError as exc:  # e.g. a sensor name the base class already uses
+        raise ConfigError(f"{path}: {exc}") from None
 
 
 def load_robot_file(path: Path) -> RobotSpec:
