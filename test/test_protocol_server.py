@@ -193,8 +193,12 @@ def test_geo_and_conf(client):
     client.send("GETCONF {Type Camera}\r\n")
     cam = g.parse_message(client.reply("CONF"))
     assert cam.get_float("CameraDefFov") > 0
+    assert geo.get("Name") == conf.get("Name") == "Geo"  # the robot's name, not its class
+    # a type the robot does not carry gets USARSim's empty reply (Iridium asks every robot for Actuator)
     client.send("GETGEO {Type NoSuchThing}\r\n")
-    assert client.reply("GEO").startswith("ERR {Command GETGEO}")
+    assert client.reply("GEO") == "GEO {Type NoSuchThing}"
+    client.send("GETCONF {Type Actuator}\r\n")
+    assert client.reply("CONF") == "CONF {Type Actuator}"
 
 
 def test_set_commands(client):
@@ -220,7 +224,12 @@ def test_set_commands(client):
     client.send("MISPKG {Name NoArm} {Link 1} {Value 0.3}\r\n")
     assert client.reply("RES").startswith("ERR {Command MISPKG}")
     client.send("DRIVE {Speed 1}\r\n")
-    assert "Ackermann" in client.reply("RES")
+    assert "Speed/FrontSteer/RearSteer_do_not_apply" in client.reply("RES")
+    # the PanTilt reply carries the request's (SAE) signs
+    client.send("SET {Type Camera} {Name Camera} {Opcode PanTilt} {Params 0.2,0.1}\r\n")
+    pan_tilt = g.parse_message(client.reply("RES"))
+    assert (pan_tilt.get("Status"), pan_tilt.get_float("Pan"), pan_tilt.get_float("Tilt")) == \
+        ("OK", pytest.approx(0.2), pytest.approx(0.1))
 
 
 def test_two_clients_and_disconnects(server):

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Sequence, Union
 
+from usarsim.sim.commands import TRACE_COLORS  # the colours are a core fact; the grammar spells them
+
 __all__ = [
     # errors, limits, values
     "ProtocolError", "MAX_LINE_LENGTH", "FLOAT_DIGITS", "TIME_DIGITS", "POSE_DIGITS",
@@ -464,7 +466,6 @@ def _status(ok: bool | str | int | float) -> Scalar:
 
 # --------------------------------------------------------------------------- commands
 
-TRACE_COLORS = ("Red", "Yellow", "Green", "Cyan", "White", "Blue", "Purple")
 
 
 class Wheel(NamedTuple):

@@ -286,10 +286,14 @@ def nfo_game(world: "WorldSpec | str", time_limit: int = 0) -> str:
 
 
 def nfo_start_poses(world: "WorldSpec | Iterable[StartPose]") -> str:
-    """``NFO {StartPoses n} {Tag x,y,z r,p,y ...}`` in the SAE world frame."""
+    """``NFO {StartPoses n} {Tag x,y,z r,p,y ...}`` in the SAE world frame, at the standard
+    spawn height above the floor (USARSim's PlayerStarts, manual §5.3.5)."""
+    from usarsim.sim.world import SPAWN_HEIGHT
+
     poses = getattr(world, "start_poses", world)
     return g.format_nfo_start_poses(
-        (pose.tag, to_sae_vector(pose.xyz), to_sae_euler(pose.rpy)) for pose in poses)
+        (pose.tag, to_sae_vector((pose.xyz[0], pose.xyz[1], pose.xyz[2] + SPAWN_HEIGHT)), to_sae_euler(pose.rpy))
+        for pose in poses)
 
 
 def _word(text: str, fallback: str) -> str:

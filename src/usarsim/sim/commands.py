@@ -78,6 +78,25 @@ class SetLight(Command):
     on: bool
 
 
+TRACE_COLORS = ("Red", "Yellow", "Green", "Cyan", "White", "Blue", "Purple")  # USARSim's, index = colour number
+
+
+@dataclass(frozen=True)
+class SetTrace(Command):
+    """Path trace (TRACE): on/off, seconds between points, colour; None keeps the current value."""
+
+    on: bool | None = None
+    interval: float | None = None
+    color: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.interval is not None and self.interval < 0:
+            raise CommandError(f"trace interval must be >= 0 s, got {self.interval}")
+        if self.color is not None and self.color not in TRACE_COLORS:
+            raise CommandError(f"trace colour must be one of {', '.join(TRACE_COLORS)}, got {self.color!r}")
+
+
 @dataclass(frozen=True)
 class Flip(Command):
     """Put a rolled-over robot back on its wheels (keeps x, y and yaw)."""

@@ -177,6 +177,23 @@ class RobotState(Reading):
 
 
 @dataclass(frozen=True)
+class RobotLost(Reading):
+    """The robot fell out of the world (below the lowest floor by FALL_LIMIT) and was removed."""
+
+    position: Vec3  # where it was last (core world frame)
+    kind: ClassVar[str] = "RobotLost"
+
+
+@dataclass(frozen=True)
+class TracePoint(Reading):
+    """A point of the robot's path trace (TRACE): its position when the trace dropped it."""
+
+    position: Vec3  # core world frame
+    color: str  # one of the protocol's TRACE colours (Red, Yellow, Green, Cyan, White, Blue, Purple)
+    kind: ClassVar[str] = "Trace"
+
+
+@dataclass(frozen=True)
 class JointStateReading(Reading):
     """Positions (rad or m), velocities and efforts of the robot's movable joints."""
 

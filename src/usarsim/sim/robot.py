@@ -12,12 +12,13 @@ import pybullet as p
 from usarsim import frames
 from usarsim.sim import noise
 from usarsim.sim.catalogue import JointGroupSpec, JointLinkSpec, Mount, RobotSpec
-from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, SensorCommand, SetLight)
+from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, SensorCommand, SetLight, SetTrace)
 from usarsim.sim.drives import Drive, drive_for
 from usarsim.sim.environment import SensorEnvironment
 from usarsim.sim.readings import JointStateReading, MissionPackageState, Reading, RobotState
 from usarsim.sim.effecters import create as create_effecter
 from usarsim.sim.sensors import CommandResult, Sensor, create
+from usarsim.sim.trace import PathTrace
 
 BASE_LINK = "base_link"
 
@@ -106,6 +107,8 @@ class Robot:
         self._moving_joints = [(n, i) for n, i in self._joints.items()
                                if p.getJointInfo(body_id, i, physicsClientId=client)[2] != p.JOINT_FIXED]
         self.light_on = False
+        self.trace = PathTrace()
+        self._now = 0.0  # sim time of the last tick (commands apply before the next one)
         self.battery_used = 0.0
         self.next_state_time = 0.0
         self._next_sample = 0.0  # earliest sim time any sensor may be due (skips idle ticks)
@@ -201,6 +204,8 @@ class Robot:
             self.light_on = cmd.on
         elif isinstance(cmd, Flip):
             self.flip()
+        elif isinstance(cmd, SetTrace):
+            self.trace.apply(cmd, self._now)
         elif isinstance(cmd, JointTargets):
             self.set_joints(cmd)
         elif isinstance(cmd, SensorCommand):
@@ -275,9 +280,13 @@ class Robot:
         return max(0.0, self.spec.battery_life - self.battery_used)
 
     def robot_readings(self, now: float) -> list[Reading]:
-        """STA-like state, joint states and mission-package states, at the robot's message rate."""
+        """STA-like state, joint states and mission-package states at the robot's message rate,
+        and the path trace's point when one is due."""
+        self._now = now
+        point = self.trace.sample(now, self.name, tuple(self.base.position)) if self.trace.on else None
+        trail: list[Reading] = [point] if point is not None else []
         if now + 1e-9 < self.next_state_time:
-            return []
+            return trail
         self.next_state_time = max(self.next_state_time + self.spec.msg_period, now)
         front, rear = self.drive.steer_angles()
         head = {"time": now, "robot": self.name, "frame": BASE_LINK}
@@ -297,7 +306,7 @@ class Robot:
                                            links=tuple(range(1, len(positions) + 1)),
                                            values=tuple(positions),
                                            torques=tuple(abs(t) for t in torques), **head))
-        return out
+        return out + trail
 
     def sample_sensors(self, now: float) -> list[Reading]:
         """Readings of every sensor due at ``now``."""
@@ -324,6 +333,7 @@ class Robot:
         """Let sensors capture their reference (odometry origin, INS initial estimate)."""
         self.invalidate()
         self.next_state_time = now
+        self._now = now
         self._next_sample = now
         for s in self.sensors:
             s.on_spawned(now)

@@ -21,7 +21,7 @@ from usarsim.config_loading import ConfigError
 from usarsim.sim.catalogue import RobotSpec, load_robot
 from usarsim.sim.commands import Command, CommandError
 from usarsim.sim.environment import SensorEnvironment
-from usarsim.sim.readings import GroundTruthReading, Reading
+from usarsim.sim.readings import GroundTruthReading, Reading, RobotLost
 from usarsim.sim.robot import Robot, pose_tuple, spawn_height
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.wireless import LinkTable, WirelessNetwork
@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 Pacing = Literal["realtime", "fast", "lockstep"]
 PACINGS: tuple[str, ...] = ("realtime", "fast", "lockstep")
 Listener = Callable[[float, Sequence[Reading]], None]
+FLOOR_PROBE = 0.05  # m: a spawn location this far below a floor still counts as on it (rounded coordinates)
+SPAWN_PENETRATION = 0.01  # m: a spawned robot overlapping anything deeper than this is inside it
 
 
 def _load_egl(client: int) -> bool:
@@ -110,7 +112,13 @@ class Simulator:
     # --- robots ----------------------------------------------------------------------------
     def spawn(self, class_name: str, name: str | None = None, *, start: str | None = None,
               position: Sequence[float] | None = None, rpy: Sequence[float] | None = None) -> Robot:
-        """Spawn a robot at a named start pose or an explicit ground position (core frame)."""
+        """Spawn a robot at a named start pose or at ``position`` (core frame).
+
+        As in USARSim, ``position`` is where the robot appears and the robot then stands on
+        the first floor under it (it is set down there rather than dropped). A position
+        over no floor, or one that puts the robot inside geometry, is refused with a
+        CommandError: nothing is spawned.
+        """
         spec: RobotSpec = load_robot(class_name)
         with self._lock:
             self._check_open()
@@ -119,15 +127,24 @@ class Simulator:
                 raise CommandError(f"a robot named '{name}' already exists")
             if position is None:
                 pose = self.world.start_pose(start) if start else self.spec.start_poses[0]
-                xyz, orientation = pose.xyz, pose.rpy
+                xyz, orientation, ground = pose.xyz, pose.rpy, pose.xyz[2]
             else:
                 xyz, orientation = pose_tuple(position), pose_tuple(rpy or (0.0, 0.0, 0.0))
+                ground = self.world.floor_below(xyz[0], xyz[1], xyz[2] + FLOOR_PROBE)
+                if ground is None:
+                    raise CommandError("there is no floor under that location (the robot would fall forever); "
+                                       "GETSTARTPOSES lists valid starts")
             if rpy is not None:
                 orientation = pose_tuple(rpy)
-            base = (xyz[0], xyz[1], spawn_height(spec, xyz[2]))
+            base = (xyz[0], xyz[1], spawn_height(spec, ground))
             with quiet_stdout():  # PyBullet prints a note per merged fixed link
                 body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(orientation),
                                   flags=URDF_FLAGS, physicsClientId=self.client)
+            blocker = self._blocking_body(body)
+            if blocker is not None:
+                p.removeBody(body, physicsClientId=self.client)
+                raise CommandError(f"that location puts the robot inside {blocker}; choose a free spot "
+                                   f"(GETSTARTPOSES lists valid starts)")
             try:
                 robot = Robot(name, spec, self.client, body, self.env)
             except Exception:
@@ -137,6 +154,20 @@ class Simulator:
             robot.on_spawned(self.time)
             log.info("spawned %s (%s) at %s", name, spec.class_name, base)
             return robot
+
+    def _blocking_body(self, body: int) -> str | None:
+        """What a freshly placed robot body penetrates (a description), or None when it is free."""
+        for index in range(p.getNumBodies(physicsClientId=self.client)):
+            other = p.getBodyUniqueId(index, physicsClientId=self.client)
+            if other == body:
+                continue
+            points = p.getClosestPoints(body, other, 0.0, physicsClientId=self.client)
+            if any(pt[8] < -SPAWN_PENETRATION for pt in points):
+                owner = next((r.name for r in self.robots.values() if r.body_id == other), None)
+                if owner is not None:
+                    return f"robot '{owner}'"
+                return self.world.label(other)
+        return None
 
     def _default_name(self, class_name: str) -> str:
         while True:
@@ -219,6 +250,7 @@ class Simulator:
                 robot.invalidate()
                 readings.extend(robot.robot_readings(now))
                 readings.extend(robot.sample_sensors(now))
+            readings.extend(self._remove_lost(now))
             links = self._update_links(now)
             listeners = list(self._listeners)
         if links is not None:
@@ -229,6 +261,17 @@ class Simulator:
             except Exception:  # a broken front door must not stop physics
                 log.exception("reading listener failed")
         return readings
+
+    def _remove_lost(self, now: float) -> list[Reading]:
+        """Report and remove robots that fell out of the world (instead of simulating the fall forever)."""
+        lost = [r for r in self.robots.values() if r.base.position[2] < self.world.fall_limit_z]
+        out: list[Reading] = []
+        for robot in lost:
+            where = tuple(float(c) for c in robot.base.position)
+            log.warning("robot %s fell out of the world (z %.1f m) and was removed", robot.name, where[2])
+            out.append(RobotLost(time=now, robot=robot.name, sensor="State", frame="base_link", position=where))
+            self.remove(robot.name)
+        return out
 
     def _update_links(self, now: float) -> LinkTable | None:
         if not self.wireless.due(now, self.robots.keys()):

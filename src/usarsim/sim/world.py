@@ -8,8 +8,9 @@ USARSim's frame at its edge. The format is documented in docs/worlds.md.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pybullet as p
 
@@ -35,6 +36,13 @@ class GpsOrigin:
     alt: float = 0.0
 
 
+# USARSim's PlayerStarts stand 47 UU (0.188 m) above the floor (manual §5.3.5): GETSTARTPOSES
+# reports that height, and an INIT there drops the robot onto the floor.
+SPAWN_HEIGHT = 0.188
+# A robot this far below the lowest floor has left the world: it is reported and removed.
+FALL_LIMIT = 10.0
+
+
 @dataclass(frozen=True)
 class StartPose:
     """A named spawn pose (USARSim PlayerStart tag); z is the floor height under the robot."""
@@ -46,10 +54,11 @@ class StartPose:
 
 @dataclass(frozen=True)
 class FloorSpec:
-    """The ground slab; its top surface is at z = 0."""
+    """The ground slab; its top surface is at ``z``."""
 
     size: tuple[float, float] = (60.0, 60.0)
     center: tuple[float, float] = (0.0, 0.0)
+    z: float = 0.0
     friction: float = 1.0
     color: tuple[float, float, float, float] = (0.55, 0.55, 0.5, 1.0)
 
@@ -124,6 +133,9 @@ class WorldSpec:
     rfid_tags: list[RfidTagSpec] = field(default_factory=list)
     lights: list[LightSpec] = field(default_factory=list)
     comm: CommSpec = field(default_factory=CommSpec)
+    # Where the file's arena sits in the world frame: added to every position in the file, so
+    # that an arena keeps its own coordinates and USARSim's map coordinates still hold.
+    placement: Vec3 = (0.0, 0.0, 0.0)
     source: str = ""  # file the spec was loaded from (set by the loader)
 
 
@@ -138,10 +150,28 @@ def available_worlds() -> list[str]:
 
 
 def load_world_file(path: Path) -> WorldSpec:
-    """Load and validate one world file."""
+    """Load and validate one world file; positions come back placed in the world frame."""
     spec = load_dataclass(WorldSpec, Path(path))
     _validate(spec, str(path))
-    return _with_source(spec, str(path))
+    return _with_source(_placed(spec), str(path))
+
+
+def _placed(spec: WorldSpec) -> WorldSpec:
+    """``spec`` with its ``placement`` added to every position (floor, starts, items, tags, lights)."""
+    dx, dy, dz = spec.placement
+    if (dx, dy, dz) == (0.0, 0.0, 0.0):
+        return spec
+
+    def moved(item: Any) -> Any:
+        x, y, z = item.xyz
+        return replace(item, xyz=(x + dx, y + dy, z + dz))
+
+    floor = replace(spec.floor, center=(spec.floor.center[0] + dx, spec.floor.center[1] + dy),
+                    z=spec.floor.z + dz)
+    return replace(spec, floor=floor, start_poses=[moved(s) for s in spec.start_poses],
+                   static=[moved(i) for i in spec.static], obstacles=[moved(o) for o in spec.obstacles],
+                   victims=[moved(v) for v in spec.victims], rfid_tags=[moved(t) for t in spec.rfid_tags],
+                   lights=[moved(light) for light in spec.lights])
 
 
 def load_world(name: str) -> WorldSpec:
@@ -156,8 +186,6 @@ def load_world(name: str) -> WorldSpec:
 
 
 def _with_source(spec: WorldSpec, source: str) -> WorldSpec:
-    from dataclasses import replace
-
     return replace(spec, source=source)
 
 
@@ -204,12 +232,17 @@ class BuiltWorld:
         self._surfaces: dict[int, str] = {}
         self.floor_id = self._build_floor(spec.floor)
         self.static_ids: list[int] = []
+        self._labels: dict[int, str] = {self.floor_id: "the floor"}  # for messages about a body
         for item in spec.static:
             body = build_static(client, item, _world_dir(spec))
             self.static_ids.append(body)
             self._surfaces[body] = item.surface
+            self._labels[body] = f"{item.kind} '{item.name}'" if item.name else item.kind
         self.obstacle_ids = [build_obstacle(client, o) for o in spec.obstacles]
+        self._labels.update({b: f"obstacle '{o.name}'" if o.name else "an obstacle"
+                             for b, o in zip(self.obstacle_ids, spec.obstacles)})
         self.victims: list[Victim] = [build_victim(client, v) for v in spec.victims]
+        self._labels.update({b: f"victim '{v.spec.id}'" for v in self.victims for b in v.body_ids})
         self._victim_by_body = {b: v for v in self.victims for b in v.body_ids}
         self.rfid_tags: dict[int, RfidTag] = {}
         next_id = RELEASED_TAG_MAX_ID + 1
@@ -224,13 +257,16 @@ class BuiltWorld:
             self.rfid_tags[tag_id] = RfidTag(tag_id, tuple(tag.xyz), tag.memory, tag.single_shot)
         # IR passes through glass (sensors.md): rays of IR sensors ignore these bodies
         self.ray_ignore_ids = frozenset(b for b, s in self._surfaces.items() if s == "transparent")
+        lowest = min([spec.floor.z] + [p.getAABB(b, physicsClientId=client)[0][2] for b in self.static_ids])
+        # below this a robot has left the world for good
+        self.fall_limit_z = lowest - FALL_LIMIT
 
     def _build_floor(self, floor: FloorSpec) -> int:
         half = (floor.size[0] / 2, floor.size[1] / 2, 0.05)
         col = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=self.client)
         vis = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=floor.color,
                                   physicsClientId=self.client)
-        body = p.createMultiBody(0, col, vis, (floor.center[0], floor.center[1], -0.05),
+        body = p.createMultiBody(0, col, vis, (floor.center[0], floor.center[1], floor.z - 0.05),
                                  physicsClientId=self.client)
         p.changeDynamics(body, -1, lateralFriction=floor.friction, physicsClientId=self.client)
         self._surfaces[body] = "default"
@@ -258,6 +294,15 @@ class BuiltWorld:
         known = ", ".join(s.tag for s in self.spec.start_poses)
         raise CommandError(f"world '{self.spec.name}' has no start pose '{tag}' (known: {known})")
 
+    def label(self, body_id: int) -> str:
+        """What a world body is, for messages ("box 'W1'", "victim 'V2'")."""
+        return self._labels.get(body_id, f"body {body_id}")
+
+    def floor_below(self, x: float, y: float, z: float) -> float | None:
+        """Height of the first surface under (x, y) from height z down; None when there is none."""
+        hit = p.rayTest((x, y, z), (x, y, self.fall_limit_z), physicsClientId=self.client)[0]
+        return float(hit[3][2]) if hit[0] >= 0 else None
+
     # --- changes ---------------------------------------------------------------------------
     def add_rfid_tag(self, position: Vec3) -> RfidTag:
         """Place a new tag (dropped by a robot) with the lowest free id in 0..1000."""
@@ -283,6 +328,7 @@ def build_world(client: int, spec: WorldSpec) -> BuiltWorld:
     return BuiltWorld(client, spec)
 
 
-__all__ = ["BuiltWorld", "CommSpec", "FloorSpec", "GpsOrigin", "LightSpec", "ObstacleSpec", "RfidTag",
-           "RfidTagSpec", "StartPose", "StaticItem", "Victim", "VictimSpec", "WallWeights", "WorldSpec", "available_worlds",
+__all__ = ["BuiltWorld", "CommSpec", "FALL_LIMIT", "SPAWN_HEIGHT", "FloorSpec", "GpsOrigin", "LightSpec", "ObstacleSpec",
+           "RfidTag", "RfidTagSpec", "StartPose", "StaticItem", "Victim", "VictimSpec", "WallWeights", "WorldSpec",
+           "available_worlds",
            "build_world", "load_world", "load_world_file", "worlds_dir"]
