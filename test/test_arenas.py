@@ -7,7 +7,7 @@ import pytest
 
 from usarsim import frames
 from usarsim.sim.simulator import Simulator
-from usarsim.sim.world import available_worlds, build_world, load_world
+from usarsim.sim.world import SPAWN_HEIGHT, available_worlds, build_world, load_world
 from usarsim.sim.world_geometry import step_field_heights
 
 STAIR_RISE, STAIR_RUN = 0.18, 0.28
@@ -22,7 +22,7 @@ def client():
 
 
 def surface_z(client, x, y, top=5.0):
-    hit = p.rayTest((x, y, top), (x, y, -1.0), physicsClientId=client)[0]
+    hit = p.rayTest((x, y, top), (x, y, -20.0), physicsClientId=client)[0]
     return hit[3][2] if hit[0] >= 0 else None
 
 
@@ -92,18 +92,23 @@ def test_victims_and_tags_inside_the_arena_and_not_in_walls(name, client):
         assert floor is not None and 0.0 <= z - floor < 0.05, tag.id  # lying on a surface
 
 
-def test_arenas_put_the_recommended_start_first():
-    assert load_world("yellow").start_poses[0].xyz[:2] == (4.5, 1.9)
-    assert load_world("orange").start_poses[0].xyz[:2] == (1.2, 2.3)
-    assert load_world("red").start_poses[0].xyz[:2] == (0.76, 2.3)
-    for name in ("yellow", "orange", "red"):
-        assert not load_world(name).outdoor
+# The manual's recommended start locations (§9.4), USARSim coordinates: x north, y east, z down,
+# the robot appearing at the standard spawn height above the floor
+MANUAL_STARTS = {"yellow": (4.5, 1.9, 1.8), "orange": (1.2, 2.3, 1.16), "red": (0.76, 2.3, 1.8)}
+
+
+@pytest.mark.parametrize("name", sorted(MANUAL_STARTS))
+def test_arenas_put_the_manual_start_first_in_usarsim_coordinates(name):
+    spec = load_world(name)
+    x, y, z = spec.start_poses[0].xyz
+    assert frames.flip_vector((x, y, z + SPAWN_HEIGHT)) == pytest.approx(MANUAL_STARTS[name], abs=1e-9)
+    assert not spec.outdoor
 
 
 def test_orange_has_victims_on_two_levels(client):
     spec = load_world("orange")
     build_world(client, spec)
-    levels = {round(v.xyz[2], 2) for v in spec.victims if not v.false_alarm}
+    levels = {round(v.xyz[2] - spec.floor.z, 2) for v in spec.victims if not v.false_alarm}
     assert levels == {0.0, ORANGE_UPPER_LEVEL}
     postures = {v.posture for v in spec.victims if not v.false_alarm}
     assert {"lying", "sitting", "trapped"} <= postures
@@ -125,7 +130,7 @@ def test_orange_ramp_is_15_degrees_and_stairs_climb_to_the_upper_level(client):
     x0 = ramp.xyz[0] - ramp.size[0] / 2
     z1, z2 = surface_z(client, x0 + 1.0, ramp.xyz[1]), surface_z(client, x0 + 3.0, ramp.xyz[1])
     assert math.degrees(math.atan2(z2 - z1, 2.0)) == pytest.approx(15.0, abs=0.1)
-    assert surface_z(client, x0 + ramp.size[0] + 0.3, ramp.xyz[1]) == pytest.approx(ORANGE_UPPER_LEVEL)
+    assert surface_z(client, x0 + ramp.size[0] + 0.3, ramp.xyz[1]) == pytest.approx(spec.floor.z + ORANGE_UPPER_LEVEL)
     stairs = next(s for s in spec.static if s.kind == "stairs")
     assert stairs.size[2] == pytest.approx(ORANGE_UPPER_LEVEL)
     assert stairs.size[2] / stairs.step_count == pytest.approx(STAIR_RISE)
@@ -153,9 +158,11 @@ def test_every_step_field_post_is_built(name, client):
         heights = step_field_heights(item)
         nx, ny = heights.shape
         x0, y0 = item.xyz[0] - item.size[0] / 2, item.xyz[1] - item.size[1] / 2
-        starts = [(x0 + (i + 0.5) * item.cell, y0 + (j + 0.5) * item.cell, 2.0) for i in range(nx) for j in range(ny)]
-        hits = p.rayTestBatch(starts, [(x, y, -0.5) for x, y, _ in starts], physicsClientId=client)
-        tops = np.array([h[3][2] for h in hits]).reshape(nx, ny)
+        floor = spec.floor.z
+        starts = [(x0 + (i + 0.5) * item.cell, y0 + (j + 0.5) * item.cell, floor + 2.0)
+                  for i in range(nx) for j in range(ny)]
+        hits = p.rayTestBatch(starts, [(x, y, floor - 0.5) for x, y, _ in starts], physicsClientId=client)
+        tops = np.array([h[3][2] for h in hits]).reshape(nx, ny) - floor
         assert np.allclose(tops, np.maximum(heights, 0.005), atol=1e-6), item.name
 
 

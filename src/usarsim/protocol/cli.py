@@ -10,7 +10,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from usarsim.protocol.grammar import DIALECTS
 from usarsim.protocol.server import DEFAULT_IMAGE_PORT, DEFAULT_PORT
+from usarsim.protocol.units import UNITS
 from usarsim.protocol.wss import DEFAULT_WSS_PORT
 
 if TYPE_CHECKING:
@@ -37,6 +39,12 @@ def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.Argumen
                        help="realtime: sim time follows the wall clock; fast: as fast as possible; "
                             "lockstep: as fast as the slowest client reads (no dropped SEN)")
     serve.add_argument("--seed", type=int, default=0, help="noise seed")
+    serve.add_argument("--units", choices=UNITS, default="si",
+                       help="si: metres and radians (USARSim 3.x, default); unreal: Unreal units "
+                            "(250 UU = 1 m) and integer rotations (32768 = pi) as UU-era clients send them")
+    serve.add_argument("--dialect", choices=DIALECTS, default="ut2004",
+                       help="wire forms: ut2004 (USARSim 3.x: STA with View, sonars in one SEN line; "
+                            "default) or udk (the UDK release: one SEN line per sonar, UDK STA order)")
     add_image_arguments(serve)
     add_live_arguments(serve)
     serve.set_defaults(func=cmd_serve)
@@ -132,7 +140,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     sim = Simulator(args.world, pacing=args.pacing, seed=args.seed)
     image_port = None if args.image_port is not None and args.image_port < 0 else args.image_port
-    server = ProtocolServer(sim, host=args.host, port=args.port, image_port=image_port, image_options=options)
+    server = ProtocolServer(sim, host=args.host, port=args.port, image_port=image_port, image_options=options,
+                            dialect=args.dialect, units=args.units)
     wss = WirelessServer(sim, host=args.host, port=args.wss_port) if args.wss_port >= 0 else None
     done = threading.Event()
 

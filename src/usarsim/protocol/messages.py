@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 from usarsim import frames
 from usarsim.protocol import grammar as g
 from usarsim.sim import readings as rd
+from usarsim.sim.world import FALL_LIMIT, SPAWN_HEIGHT
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import RobotSpec
@@ -243,7 +244,14 @@ def _range3d(r: rd.PointCloudReading, stamped: bool) -> str:
                       ("FOV", (r.horizontal_fov, r.vertical_fov)), ("Range", _float_list(r.ranges))])
 
 
+def _lost(r: rd.RobotLost, stamped: bool) -> str:
+    # USARSim has no message for this; the ERR extension tells the client, which may INIT again
+    return g.format_err("INIT", f"robot {r.robot} fell out of the world (more than {FALL_LIMIT:g} m below the "
+                                f"lowest floor) and was removed; send INIT again")
+
+
 _FORMATTERS: dict[type, Callable[[Any, bool], str]] = {
+    rd.RobotLost: _lost,
     rd.RobotState: _sta,
     rd.MissionPackageState: _missta,
     rd.RangeScan: _scan,
@@ -288,8 +296,6 @@ def nfo_game(world: "WorldSpec | str", time_limit: int = 0) -> str:
 def nfo_start_poses(world: "WorldSpec | Iterable[StartPose]") -> str:
     """``NFO {StartPoses n} {Tag x,y,z r,p,y ...}`` in the SAE world frame, at the standard
     spawn height above the floor (USARSim's PlayerStarts, manual §5.3.5)."""
-    from usarsim.sim.world import SPAWN_HEIGHT
-
     poses = getattr(world, "start_poses", world)
     return g.format_nfo_start_poses(
         (pose.tag, to_sae_vector((pose.xyz[0], pose.xyz[1], pose.xyz[2] + SPAWN_HEIGHT)), to_sae_euler(pose.rpy))

@@ -27,8 +27,9 @@ from usarsim.protocol import commands as pc
 from usarsim.protocol import comstation
 from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
+from usarsim.protocol import units as wire_units
 from usarsim.sim import readings as rd
-from usarsim.sim.commands import Command, CommandError
+from usarsim.sim.commands import Command, CommandError, SetTrace
 
 if TYPE_CHECKING:
     from usarsim.sim.simulator import Simulator
@@ -68,6 +69,8 @@ class _Connection:
         """Queue a line (event-loop thread only); drops stale SEN/STA when the queue is full."""
         if self.closed:
             return
+        if self.server.wire_out is not None:  # --units unreal
+            line = self.server.wire_out(line)
         if kind in STREAM_KINDS and len(self.queue) >= self.server.queue_size:
             if not self._drop_one():
                 self.dropped += 1  # nothing older to drop: drop the new line itself
@@ -151,6 +154,8 @@ class _Connection:
         if not raw.strip():
             return
         try:
+            if self.server.wire_in is not None:  # --units unreal
+                raw = self.server.wire_in(raw.decode("ascii", "replace")).encode("utf-8")
             line = g.parse_line(raw, max_length=self.server.max_line)
             cmd = g.parse_command(line)
         except g.ProtocolError as exc:
@@ -190,7 +195,7 @@ class _Connection:
             elif isinstance(cmd, (g.GetGeo, g.GetConf)):
                 self._query(cmd)
             elif isinstance(cmd, g.Trace):
-                self.err(word, "path traces are not drawn by this simulator")
+                self._submit(word, [SetTrace(robot, cmd.on, cmd.interval, cmd.color)])
             else:  # pragma: no cover - every grammar command is handled above
                 self.err(word, "command not supported")
         except pc.Unsupported as exc:
@@ -199,7 +204,7 @@ class _Connection:
             self.err(word, str(exc))
 
     async def _init(self, cmd: g.Init) -> None:
-        if self.robot is not None:
+        if self.robot is not None and self.robot in self.server.sim.robots:  # a lost robot may be replaced
             self.err("INIT", f"this connection already controls robot '{self.robot}' (one robot per connection)")
             return
         if cmd.name is not None and cmd.name in self.server.sim.robots:
@@ -315,9 +320,15 @@ class ProtocolServer:
     def __init__(self, sim: "Simulator", host: str = "127.0.0.1", port: int = DEFAULT_PORT,
                  image_port: int | None = DEFAULT_IMAGE_PORT, *, queue_size: int = QUEUE_SIZE,
                  max_connections: int = MAX_CONNECTIONS, max_line: int = g.MAX_LINE_LENGTH,
-                 run_simulator: bool = True, image_options: Any = None) -> None:
+                 run_simulator: bool = True, image_options: Any = None, dialect: str = "ut2004",
+                 units: str = "si") -> None:
         if queue_size < 1:
             raise ValueError("queue_size must be at least 1")
+        if dialect not in g.DIALECTS:
+            raise ValueError(f"dialect must be one of {', '.join(g.DIALECTS)}, got {dialect!r}")
+        self.dialect = dialect  # STA and Sonar/IR/Encoder/Touch forms (docs/protocol.md)
+        self.units = units
+        self.wire_in, self.wire_out = wire_units.converters(units) or (None, None)
         self.sim = sim
         self.host = host
         self.port = port
@@ -578,7 +589,7 @@ class ProtocolServer:
             if conn is None or conn.closed:
                 continue
             try:
-                for kind, line in pm.format_readings(items, conn.timestamped):
+                for kind, line in pm.format_readings(items, conn.timestamped, self.dialect):
                     conn.send(kind, line)
             except (g.ProtocolError, ValueError, TypeError) as exc:
                 log.warning("cannot format readings of %s: %s", robot, exc)

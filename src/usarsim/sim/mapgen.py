@@ -148,14 +148,14 @@ def occupancy_map(spec: WorldSpec, resolution: float = 0.05) -> OccupancyMap:
         bodies = range(p.getNumBodies(physicsClientId=client))
         z_top = max(p.getAABB(p.getBodyUniqueId(i, physicsClientId=client), physicsClientId=client)[1][2]
                     for i in bodies) + 1.0
-        heights = _surface_heights(client, xs, ys, z_top, -1.0)
+        heights = _surface_heights(client, xs, ys, z_top, spec.floor.z - 1.0)
     finally:
         p.disconnect(client)
 
     known = ~np.isnan(heights)
     radius = max(1, int(np.ceil(SLOPE_WINDOW / resolution - 1e-9)))
     step = known & (heights - _window_min(heights, radius) > STEP + TOLERANCE)
-    floor_level = 0.0  # top of the world's floor slab
+    floor_level = spec.floor.z  # top of the world's floor slab
     ground = known & ~step & (heights <= floor_level + STEP + TOLERANCE)
     reached = _reachable(known & ~step, ground)
     cells = np.full(heights.shape, UNKNOWN, dtype=np.int8)

@@ -1,0 +1,83 @@
+"""Spawning where USARSim clients spawn: every robot at every start pose stands still on the floor;
+locations over no floor or inside geometry are refused; a robot that falls out of the world is removed."""
+import math
+
+import pybullet as p
+import pytest
+
+from usarsim import frames
+from usarsim.sim.catalogue import available_robots
+from usarsim.sim.commands import CommandError
+from usarsim.sim.readings import RobotLost
+from usarsim.sim.robot import spawn_height
+from usarsim.sim.simulator import Simulator
+from usarsim.sim.world import FALL_LIMIT, SPAWN_HEIGHT, available_worlds
+
+SETTLE, HOLD = 1.0, 5.0  # s: time to land, then time it must stay put
+
+
+# Road vehicles (3.7-4.3 m long, 1.7-1.8 m wide) do not fit between the walls at the NIST arenas'
+# start poses (the manual's red start is 0.76 m from a wall): there they get INIT's clear refusal,
+# as USARSim's spawn failed on collision. Everywhere else, and for every other robot, they stand.
+ROAD_VEHICLES = {"Hummer", "Sedan", "SnowStorm"}
+
+
+@pytest.mark.parametrize("world", available_worlds())
+def test_every_robot_stays_on_the_floor_at_every_start_pose(world):
+    with Simulator(world, physics_rate=100.0) as sim:
+        for class_name in available_robots():
+            robots = []
+            for pose in sim.spec.start_poses:
+                try:
+                    robots.append((sim.spawn(class_name, f"{class_name}_{pose.tag}", start=pose.tag).name, pose))
+                except CommandError as exc:
+                    assert class_name in ROAD_VEHICLES and world != "empty", (class_name, pose.tag, exc)
+                    assert "inside" in str(exc)
+            sim.run_for(SETTLE)
+            landed = {name: sim.ground_truth(name).position for name, _ in robots}
+            sim.run_for(HOLD)
+            for name, pose in robots:
+                now = sim.ground_truth(name).position
+                # standing on the floor of its start: its lowest point there, give or take the suspension
+                resting = spawn_height(sim.robot(name).spec, pose.xyz[2], clearance=0.0)
+                assert abs(now[2] - resting) < 0.08, (name, now[2] - resting)
+                assert math.dist(now, landed[name]) < 0.05, (name, landed[name], now)  # and not moving
+                sim.remove(name)
+
+
+def test_init_at_the_manual_location_stands_on_the_floor():
+    with Simulator("yellow") as sim:
+        manual = (4.5, 1.9, 1.8)  # USARSim coordinates of the manual's yellow start (§9.4)
+        floor = sim.world.floor_below(4.5, -1.9, 0.0)
+        assert floor == pytest.approx(-1.8 - SPAWN_HEIGHT, abs=1e-6)
+        robot = sim.spawn("P2DX", "R1", position=frames.flip_vector(manual))
+        start = sim.ground_truth(robot.name).position
+        assert -1.8 - start[2] <= 0.2 + 1e-9  # it appears at most 0.2 m above where it ends up
+        sim.run_for(2.0)
+        end = sim.ground_truth(robot.name).position
+        assert math.dist(start[:2], end[:2]) < 0.02 and abs(start[2] - end[2]) < 0.05
+
+
+def test_locations_over_no_floor_or_inside_geometry_are_refused():
+    with Simulator("yellow") as sim:
+        with pytest.raises(CommandError, match="no floor"):
+            sim.spawn("P2AT", position=(100.0, 100.0, 0.0))
+        wall = next(s for s in sim.spec.static if s.name == "W1")
+        with pytest.raises(CommandError, match="inside box 'W1'"):
+            sim.spawn("P2AT", position=(wall.xyz[0], wall.xyz[1], sim.spec.floor.z + 0.2))
+        assert sim.robots == {}  # nothing was left behind
+
+
+def test_a_robot_that_falls_out_of_the_world_is_reported_and_removed():
+    with Simulator("yellow") as sim:
+        robot = sim.spawn("P2AT", "Faller")
+        # put it over the void beside the arena's floor slab: it falls
+        p.resetBasePositionAndOrientation(robot.body_id, (40.0, 40.0, sim.spec.floor.z), (0, 0, 0, 1),
+                                          physicsClientId=sim.client)
+        lost = []
+        for _ in range(40):
+            lost += [r for r in sim.run_for(0.25) if isinstance(r, RobotLost)]
+            if lost:
+                break
+        assert [r.robot for r in lost] == ["Faller"] and "Faller" not in sim.robots
+        assert lost[0].position[2] < sim.spec.floor.z - FALL_LIMIT
