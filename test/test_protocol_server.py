@@ -92,8 +92,8 @@ def test_nfo_on_connect_and_start_poses(client):
     client.send("GETSTARTPOSES\r\n")
     poses = {p.tag: p for p in g.decode_start_poses(client.reply("NFO"))}
     assert set(poses) == {"Start1", "Start2", "Start3", "Start4"}
-    # SAE world: y east = -core y, z down
-    assert poses["Start1"].location == pytest.approx((4.5, -1.9, 0.0))
+    # the manual's yellow start (§9.4), USARSim coordinates at the standard spawn height
+    assert poses["Start1"].location == pytest.approx((4.5, 1.9, 1.8))
     assert poses["Start4"].rotation[2] == pytest.approx(-1.57, abs=0.01)
 
 
@@ -121,7 +121,7 @@ def test_init_start_streams_sta_and_sensors(server, client):
     x, y, theta = seen["Odometry"].get_vector("Pose")
     assert abs(x) < 0.2 and abs(y) < 0.2 and abs(theta) < 0.1
     loc = seen["INS"].get_vector("Location")
-    assert loc[0] == pytest.approx(4.5, abs=0.3) and loc[1] == pytest.approx(-1.9, abs=0.3)
+    assert loc[0] == pytest.approx(4.5, abs=0.3) and loc[1] == pytest.approx(1.9, abs=0.3)
     assert all(0.0 <= a < 2 * math.pi for a in seen["INS"].get_vector("Orientation"))
     gps = seen["GPS"]
     lat, lon = g.decode_gps(gps)
@@ -150,27 +150,29 @@ def test_drive_forward_moves_robot(server, client):
 
 def test_init_with_location_and_rotation(server, client):
     client.line()
-    # SAE: y = -1 east is core y = +1; yaw +0.5 (clockwise) is core yaw -0.5
-    client.init("INIT {ClassName USARBot.P2AT} {Name Placed} {Location 2.0,-1.5,0.0} {Rotation 0,0,0.5}")
+    # SAE: y = 2.3 east is core y = -2.3; yaw +0.5 (clockwise) is core yaw -0.5; z 1.8 down is
+    # the spawn height over the yellow floor (core z -1.988)
+    client.init("INIT {ClassName USARBot.P2AT} {Name Placed} {Location 2.0,2.3,1.8} {Rotation 0,0,0.5}")
     truth = server.sim.ground_truth("Placed")
     assert truth.position[0] == pytest.approx(2.0, abs=0.05)
-    assert truth.position[1] == pytest.approx(1.5, abs=0.05)
+    assert truth.position[1] == pytest.approx(-2.3, abs=0.05)
+    assert -1.988 < truth.position[2] < -1.8  # standing on the floor
     from usarsim import frames
     assert frames.euler_from_quaternion(truth.orientation)[2] == pytest.approx(-0.5, abs=0.05)
 
 
 def test_default_name_and_second_init(server, client):
     client.line()
-    client.init("INIT {ClassName USARBot.P2AT} {Location 3.0,-3.0,0}")
+    client.init("INIT {ClassName USARBot.P2AT} {Location 3.0,0.8,1.8}")
     assert any(n.startswith("P2AT_") for n in server.sim.robots)
-    client.send("INIT {ClassName USARBot.P2AT} {Location 3.0,-5.0,0}\r\n")
+    client.send("INIT {ClassName USARBot.P2AT} {Location 3.0,-1.2,1.8}\r\n")
     err = client.reply("ERR")
     assert err.startswith("ERR {Command INIT}") and "already" in err
 
 
 def test_geo_and_conf(client):
     client.line()
-    client.init("INIT {ClassName USARBot.P2AT} {Name Geo} {Location 6,-1,0}")
+    client.init("INIT {ClassName USARBot.P2AT} {Name Geo} {Location 6,2.8,1.8}")
     client.send("GETGEO {Type Robot}\r\n")
     geo = g.parse_message(client.reply("GEO"))
     assert geo.get("Type") == "GroundVehicle"
@@ -203,7 +205,7 @@ def test_geo_and_conf(client):
 
 def test_set_commands(client):
     client.line()
-    client.init("INIT {ClassName USARBot.P2AT} {Name Setter} {Location 9,-5,0}")
+    client.init("INIT {ClassName USARBot.P2AT} {Name Setter} {Location 9,-1.2,1.8}")
     client.send("SET {Type Odometry} {Name Odometry} {Opcode RESET} {Params 1}\r\n")
     res = g.parse_message(client.reply("RES"))
     assert (res.get("Type"), res.get("Name"), res.get("Status")) == ("Odometry", "Odometry", "OK")
@@ -236,8 +238,8 @@ def test_two_clients_and_disconnects(server):
     a, b = Client(server.port), Client(server.port)
     try:
         a.line(), b.line()
-        a.init("INIT {ClassName USARBot.P2AT} {Name TwinA} {Location 1.5,-3.5,0}")
-        b.init("INIT {ClassName USARBot.P2AT} {Name TwinB} {Location 1.5,-6.0,0}")
+        a.init("INIT {ClassName USARBot.P2AT} {Name TwinA} {Location 1.5,0.3,1.8}")
+        b.init("INIT {ClassName USARBot.P2AT} {Name TwinB} {Location 1.5,-2.2,1.8}")
         assert {"TwinA", "TwinB"} <= set(server.sim.robots)
         b.send("DRIVE {Left 2} {Ri")  # leaves mid-line
         b.close()
@@ -264,7 +266,7 @@ def test_bad_input_gets_err_and_others_keep_going(server, bad, word):
     good, evil = Client(server.port), Client(server.port)
     try:
         good.line(), evil.line()
-        good.init("INIT {ClassName USARBot.P2AT} {Location 11,-1,0}")
+        good.init("INIT {ClassName USARBot.P2AT} {Location 11,2.8,1.8}")
         evil.send(bad)
         err = evil.reply("ERR")
         assert err.startswith(f"ERR {{Command {word}}} {{Reason ")
@@ -280,7 +282,7 @@ def test_huge_line_without_newline(server):
     good, evil = Client(server.port), Client(server.port)
     try:
         good.line(), evil.line()
-        good.init("INIT {ClassName USARBot.P2AT} {Location 11,-3,0}")
+        good.init("INIT {ClassName USARBot.P2AT} {Location 11,0.8,1.8}")
         evil.send(b"DRIVE " + b"x" * (1 << 20))
         err = evil.reply("ERR")
         assert "newline" in err
@@ -302,8 +304,8 @@ def test_slow_client_does_not_block(server):
     slow, fast = Client(server.port), Client(server.port)
     try:
         slow.line(), fast.line()
-        slow.init("INIT {ClassName USARBot.P2AT} {Location 8,-8,0}")
-        fast.init("INIT {ClassName USARBot.P2AT} {Location 10,-8,0}")
+        slow.init("INIT {ClassName USARBot.P2AT} {Location 8,-4.2,1.8}")
+        fast.init("INIT {ClassName USARBot.P2AT} {Location 10,-4.2,1.8}")
         t0 = server.sim.time
         deadline = time.monotonic() + TIMEOUT
         while server.sim.time < t0 + 8.0 and time.monotonic() < deadline:  # slow reads nothing
@@ -336,7 +338,7 @@ def test_queue_drops_oldest_sen_first():
 
     async def run() -> None:
         fake_writer = SimpleNamespace(get_extra_info=lambda key: ("test", 0))
-        owner = SimpleNamespace(queue_size=3, _pending=0)
+        owner = SimpleNamespace(queue_size=3, _pending=0, wire_out=None)
         conn = _Connection(owner, None, fake_writer, 1)  # type: ignore[arg-type]
         conn.send("STA", "STA 1")
         conn.send("SEN", "SEN 1")
@@ -385,4 +387,51 @@ def test_image_server_alongside_and_camera_selection():
             c.close()
         assert srv.image_server is None
     finally:
+        sim.close()
+
+
+def test_init_failures_are_clear_and_trace_is_accepted(server, client):
+    client.line()
+    client.send("INIT {ClassName USARBot.P2AT} {Name Nowhere} {Location 100,100,1.8}\r\n")
+    assert "no_floor" in client.reply("ERR")
+    client.send("INIT {ClassName USARBot.P2AT} {Name InWall} {Location 7.55,1.9,1.8}\r\n")  # wall W1
+    assert "inside_box_'W1'" in client.reply("ERR")
+    assert "Nowhere" not in server.sim.robots and "InWall" not in server.sim.robots
+    client.init("INIT {ClassName USARBot.P2AT} {Name Tracer} {Location 4.5,1.9,1.8}")
+    client.send("TRACE {On true} {Interval 0.2} {Color Green}\r\n")
+    client.send("DRIVE {Left 2} {Right 2}\r\n")
+    deadline = time.monotonic() + TIMEOUT
+    while len(server.sim.robots["Tracer"].trace.points) < 3:
+        assert time.monotonic() < deadline, "no trace points"
+        time.sleep(0.05)
+    assert server.sim.robots["Tracer"].trace.color == "Green"
+    client.send("GETGEO {Type Robot}\r\n")
+    assert client.reply("GEO").startswith("GEO {Type GroundVehicle} {Name Tracer}")  # no ERR for TRACE before
+
+
+def test_unreal_units_and_udk_dialect():
+    sim = Simulator("yellow", pacing="fast", seed=2)
+    srv = ProtocolServer(sim, port=0, image_port=None, units="unreal", dialect="udk")
+    srv.start()
+    c = Client(srv.port)
+    try:
+        c.line()
+        c.send("GETSTARTPOSES\r\n")
+        assert c.reply("NFO").startswith("NFO {StartPoses 4} {Start1 1125.00,475.00,450.00 0,0,0 ")
+        c.init("INIT {ClassName USARBot.P2AT} {Name UU} {Location 1125,475,450} {Rotation 0,0,16384}")
+        truth = sim.ground_truth("UU")
+        assert truth.position[:2] == pytest.approx((4.5, -1.9), abs=0.02)
+        assert abs(math.degrees(2 * math.atan2(truth.orientation[2], truth.orientation[3]))) == \
+            pytest.approx(90.0, abs=1.0)  # 16384 UU = 90 degrees (SAE yaw right = core -90)
+        sta = c.wait(lambda l: l.startswith("STA"))
+        assert sta.startswith("STA {Time ") and "{Battery " in sta and "{View" not in sta  # UDK order
+        sonar = c.wait(lambda l: l.startswith("SEN") and "{Type Sonar}" in l)
+        assert sonar.count("{Name ") == 1 and "} {Range " in sonar  # one line per sonar, UU ranges
+        assert float(sonar.rsplit("{Range ", 1)[1].rstrip("}")) > 5.0
+        c.send("GETGEO {Type RangeScanner}\r\n")
+        geo = c.reply("GEO")
+        assert "{Orientation 0,0,0}" in geo  # integer rotator units
+    finally:
+        c.close()
+        srv.stop()
         sim.close()
