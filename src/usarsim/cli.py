@@ -24,6 +24,23 @@ def parse_drive_pair(text: str) -> tuple[float, float]:
     return left, right
 
 
+def parse_trace(text: str) -> tuple[float, str]:
+    """argparse type of ``--trace INTERVAL[,COLOR]`` (seconds between trail points, TRACE colour)."""
+    from usarsim.sim.commands import TRACE_COLORS
+
+    interval_text, _, color = text.partition(",")
+    try:
+        interval = float(interval_text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected INTERVAL[,COLOR], got {text!r}") from None
+    if not (math.isfinite(interval) and interval >= 0):
+        raise argparse.ArgumentTypeError("the trace interval must be a number of seconds >= 0")
+    match = next((c for c in TRACE_COLORS if c.lower() == (color or "Red").lower()), None)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"trace colour must be one of {', '.join(TRACE_COLORS)}")
+    return interval, match
+
+
 def _positive(text: str) -> float:
     value = float(text)
     if not (math.isfinite(value) and value > 0):
@@ -37,7 +54,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from usarsim.runner import Scenario, open_output, run_scenario
 
     scenario = Scenario(world=args.world, robot=args.robot, start=args.start, seed=args.seed, pacing=args.pacing,
-                        duration=args.duration, drive=args.drive, physics_rate=args.physics_rate, cameras=args.camera)
+                        duration=args.duration, drive=args.drive, physics_rate=args.physics_rate, cameras=args.camera,
+                        trace=args.trace)
     out = open_output(args.output)
     try:
         with live_attach(args, enabled=args.live) as attach:
@@ -121,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")
     run.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
     run.add_argument("--camera", action="store_true", help="also render camera images (slow)")
+    run.add_argument("--trace", type=parse_trace, default=None, metavar="INTERVAL[,COLOR]",
+                     help="keep the robot's path trace (as TRACE): a Trace record every INTERVAL s")
     run.add_argument("--output", "-o", default=None, help="JSONL file (default: stdout)")
     add_live_arguments(run)
     run.set_defaults(func=cmd_run)

@@ -50,6 +50,7 @@ class RecordOptions:
     cameras: bool = False
     map_tf: bool = False  # map -> odom from ground truth, as the bridge's parameter of the same purpose
     stations: tuple[str, ...] = ()  # ComStations 'name:x,y[,z]': wireless links and their markers get recorded
+    trace: tuple[float, str] | None = None  # path trace (interval s, colour): /<robot>/trace markers
 
 
 def message_type(msg: Any) -> str:
@@ -248,7 +249,7 @@ class BagRecorder:
 
 
 def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
-    from usarsim.sim.commands import CommandError, WheelDrive
+    from usarsim.sim.commands import CommandError, SetTrace, WheelDrive
     from usarsim.sim.simulator import Simulator
 
     sim = Simulator(options.world, physics_rate=options.physics_rate, seed=options.seed, pacing="lockstep")
@@ -265,6 +266,8 @@ def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
                 raise CommandError(f"--drive needs a wheel-driven robot; {robot.spec.class_name} is driven by "
                                    f"{', '.join(c.__name__ for c in robot.drive.accepts) or 'nothing'}")
             sim.submit(WheelDrive(robot.name, *options.drive))
+        if options.trace is not None:
+            sim.submit(SetTrace(robot.name, True, *options.trace))
         _record_wireless(sim, options.stations, recorder.names.world_frame, sink, recorder.failures)
         total = max(1, round(options.duration / sim.dt))
         chunk = max(1, round(1.0 / (options.clock_rate * sim.dt)))  # ticks per /clock message
@@ -335,7 +338,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     options = RecordOptions(world=args.world, robot=args.robot, name=args.name, start=args.start, seed=args.seed,
                             duration=args.duration, drive=args.drive, physics_rate=args.physics_rate,
                             clock_rate=args.clock_rate, cameras=args.camera, map_tf=args.map_tf,
-                            stations=tuple(args.station))
+                            stations=tuple(args.station), trace=args.trace)
     try:
         counts = record(options, args.output, overwrite=args.overwrite, progress=True)
     except FileExistsError as exc:
@@ -352,7 +355,7 @@ _DESCRIPTION = ("Run a scenario in lockstep and write what the ROS bridge would 
 
 def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Register ``usarsim record`` on the ``usarsim`` command's subparsers."""
-    from usarsim.cli import parse_drive_pair  # the cli imports this module lazily: no cycle at import time
+    from usarsim.cli import parse_drive_pair, parse_trace  # the cli imports this module lazily: no cycle
 
     rec = subparsers.add_parser("record", help="run a lockstep scenario and write an MCAP rosbag2 (no ROS graph)",
                                 description=_DESCRIPTION)
@@ -372,6 +375,8 @@ def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
     rec.add_argument("--station", action="append", default=[], metavar="NAME:X,Y[,Z]",
                      help="place a ComStation (m, world frame; repeatable): records /<robot>/wireless/links and "
                           "/wireless/markers (docs/wireless.md)")
+    rec.add_argument("--trace", type=parse_trace, default=None, metavar="INTERVAL[,COLOR]",
+                     help="record the robot's path trace (as TRACE) as markers on /<robot>/trace")
     rec.add_argument("--overwrite", action="store_true", help="replace an existing output")
     rec.add_argument("--output", "-o", required=True,
                      help="FILE.mcap (one file) or a directory name (rosbag2 directory)")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Iterator
 
-from usarsim.sim.commands import WheelDrive
+from usarsim.sim.commands import SetTrace, WheelDrive
 from usarsim.sim.readings import Reading
 from usarsim.sim.simulator import Pacing, Simulator
 from usarsim.sim.world import DEFAULT_WORLD
@@ -26,6 +26,7 @@ class Scenario:
     drive: tuple[float, float] = (0.0, 0.0)
     physics_rate: float = 200.0
     cameras: bool = False
+    trace: tuple[float, str] | None = None  # path trace (interval s, colour), as TRACE
 
 
 def reading_lines(readings: list[Reading]) -> Iterator[str]:
@@ -50,6 +51,8 @@ def run_scenario(scenario: Scenario, out: IO[str], progress: bool = False,
                 if hasattr(sensor, "active"):
                     sensor.active = True
         sim.submit(WheelDrive(robot.name, *scenario.drive))
+        if scenario.trace is not None:
+            sim.submit(SetTrace(robot.name, True, *scenario.trace))
         total_ticks = max(1, round(scenario.duration / sim.dt))
         bar = _progress_bar(total_ticks, progress)
         written = 0

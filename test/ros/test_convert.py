@@ -242,6 +242,17 @@ def test_detections_become_rviz_markers_beside_their_json():
     assert list(empty.points) == [] and (empty.ns, empty.id) == (marker.ns, marker.id)  # replaces the last list
 
 
+def test_trace_points_build_up_a_trail_of_markers():
+    first, second = (rd.TracePoint(time=12.5, robot="bot", sensor="Trace", frame="map", position=(1.0, 2.0, -1.9),
+                                   color=color, index=i) for i, color in enumerate(("Green", "Blue")))
+    topic, a = _one(first, kind=Marker)
+    _, b = _one(second, kind=Marker)
+    assert topic == "/bot/trace" and a.header.frame_id == "map"
+    assert (a.type, a.ns, a.lifetime.sec) == (Marker.SPHERE, "trace", 0)  # kept until cleared
+    assert (a.pose.position.x, a.pose.position.y, a.pose.position.z) == (1.0, 2.0, -1.9)
+    assert (a.color.g, b.color.b) == (1.0, 1.0) and a.id != b.id  # each point stays: a trail
+
+
 def test_cmd_vel_uses_the_robot_geometry_and_limits():
     drive = SPEC.drive
     cmd = twist_to_command("bot", (0.22, 0.0, 0.0), (0.0, 0.0, 0.0), drive, (WheelDrive,))

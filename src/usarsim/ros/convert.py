@@ -31,7 +31,7 @@ from visualization_msgs.msg import Marker
 
 from usarsim import frames
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
-from usarsim.ros.markers import rfid_marker, victim_marker
+from usarsim.ros.markers import rfid_marker, trace_marker, victim_marker
 from usarsim.ros.stamps import set_header, stamp
 from usarsim.sim import readings as rd
 
@@ -447,6 +447,10 @@ def _sound(r: rd.SoundReading, names: RobotNames) -> list[tuple[str, Any]]:
     return [(names.topic(f"sound/{r.sensor}"), Float32MultiArray(data=[float(r.loudness), float(r.duration)]))]
 
 
+def _trace(r: rd.TracePoint, names: RobotNames) -> list[tuple[str, Any]]:
+    return [(names.topic("trace"), trace_marker(r, names.world_frame))]
+
+
 def _nothing(r: rd.Reading, names: RobotNames) -> list[tuple[str, Any]]:
     return []
 
@@ -467,6 +471,7 @@ _CONVERTERS: dict[type, Callable[[Any, RobotNames], list[tuple[str, Any]]]] = {
     rd.SoundReading: _sound,
     rd.RfidReading: _rfid,
     rd.VictimReading: _victim,
+    rd.TracePoint: _trace,
     # covered by joint_states (encoders read the same joints; packages are joint groups)
     rd.EncoderReading: _nothing,
     rd.MissionPackageState: _nothing,

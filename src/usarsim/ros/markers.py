@@ -1,4 +1,4 @@
-"""RViz markers for detections ROS has no message for: victim parts and RFID tags.
+"""RViz markers for what ROS has no message for: victim parts, RFID tags, the path trace.
 
 Each reading becomes one visualization_msgs/Marker, a SPHERE_LIST in the sensor's frame
 with a point per detection (empty when nothing is detected). RViz replaces the previous
@@ -43,3 +43,18 @@ def victim_marker(r: rd.VictimReading, frame: str) -> Marker:
 def rfid_marker(r: rd.RfidReading, frame: str) -> Marker:
     """The tags the reader reads."""
     return _sphere_list(r.time, frame, f"{r.sensor}/tags", (tag.position for tag in r.tags), TAG_COLOR)
+
+
+TRACE_RGB = {"Red": (1.0, 0.0, 0.0), "Yellow": (1.0, 1.0, 0.0), "Green": (0.0, 1.0, 0.0), "Cyan": (0.0, 1.0, 1.0),
+             "White": (1.0, 1.0, 1.0), "Blue": (0.0, 0.0, 1.0), "Purple": (0.6, 0.0, 0.8)}
+TRACE_DIAMETER = 0.05  # m
+
+
+def trace_marker(r: rd.TracePoint, frame: str) -> Marker:
+    """One point of the path trace (TRACE), kept by RViz: its own id and no lifetime, so the trail builds up."""
+    m = _sphere_list(r.time, frame, "trace", [r.position], (*TRACE_RGB[r.color], 1.0))
+    m.id, m.type, m.lifetime.sec = r.index, Marker.SPHERE, 0
+    m.pose.position.x, m.pose.position.y, m.pose.position.z = (float(c) for c in r.position)
+    m.points = []
+    m.scale.x = m.scale.y = m.scale.z = TRACE_DIAMETER
+    return m

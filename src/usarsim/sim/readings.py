@@ -190,6 +190,7 @@ class TracePoint(Reading):
 
     position: Vec3  # core world frame
     color: str  # one of the protocol's TRACE colours (Red, Yellow, Green, Cyan, White, Blue, Purple)
+    index: int  # the point's number in the trail, from 0
     kind: ClassVar[str] = "Trace"
 
 

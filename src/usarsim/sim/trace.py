@@ -46,4 +46,4 @@ class PathTrace:
             return None
         self.points.append(position)
         return TracePoint(time=now, robot=robot, sensor="Trace", frame="map", position=position,
-                          color=self.color)
+                          color=self.color, index=len(self.points) - 1)
