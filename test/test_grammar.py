@@ -69,11 +69,11 @@ def test_space_separated_vector_is_accepted():
     assert line.get("Name") == "R1" and line.problems == ()
 
 
-def test_blank_after_comma_makes_the_segment_malformed():
-    line = parse_line("INIT {ClassName USARBot.P2AT} {Location 4.5, 1.9, 1.8} {Name R1}")
-    assert line.pairs == (("ClassName", "USARBot.P2AT"), ("Name", "R1"))
-    assert len(line.problems) == 1
-    assert line.problems[0].startswith("malformed segment '{Location 4.5, 1.9, 1.8}': value '4.5,'")
+def test_blanks_after_commas_stay_in_the_vector():
+    # NIST's Iridium GUI sends Java's "%.4f, %.4f, %.4f"
+    line = parse_line("INIT {ClassName USARBot.P2AT} {Location 4.5000, 1.9000, 1.8000} {Name R1}")
+    assert line.get_vector("Location") == (4.5, 1.9, 1.8) and line.problems == ()
+    assert parse_line("INIT {Location 4.5 ,1.9, 1.8}").get_vector("Location") == (4.5, 1.9, 1.8)
 
 
 @pytest.mark.parametrize("segment, why", [
@@ -371,7 +371,7 @@ def test_mispkg_order_rules():
 @pytest.mark.parametrize("text, message", [
     ("INIT {Location 1,2,3}", r"INIT: missing required \{ClassName"),
     ("INIT {ClassName USARBot.P2AT} {Name R1}", r"missing \{Location x,y,z\} \(or \{Start tag\}\)"),
-    ("INIT {ClassName USARBot.P2AT} {Location 4.5, 1.9, 1.8}", "missing {Location"),
+    ("INIT {ClassName USARBot.P2AT} {Location 4.5,, 1.9, 1.8}", "missing {Location"),
     ("INIT {ClassName USARBot.P2AT} {Location 1,2}", "expected 3"),
     ("MISPKG {Link 1} {Value 2}", r"MISPKG: missing required \{Name"),
     ("MISPKG {Name A}", "missing {Link"),

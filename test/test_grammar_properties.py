@@ -85,8 +85,17 @@ def test_protocol_like_text_only_raises_protocol_error(prefix, body):
 # --------------------------------------------------------------------------- spec §12 (a)-(e)
 
 @FAST
-@given(vec3, st.sampled_from([", ", " ,", ", ,"]))
-def test_a_blank_inside_a_vector_is_malformed(v, sep):
+@given(vec3, st.sampled_from([", ", " ,", " , ", " "]))
+def test_blanks_around_vector_commas_are_accepted(v, sep):
+    # real clients write "4.5000, 1.9000, 1.8000" (Iridium) or "4.5 1.9 1.8"
+    text = f"INIT {{ClassName USARBot.P2AT}} {{Location {sep.join(map(str, v))}}} {{Name R1}}"
+    line = parse_line(text)
+    assert line.get_vector("Location") == v and line.get("Name") == "R1" and line.problems == ()
+
+
+@FAST
+@given(vec3, st.sampled_from([",,", ", ,", ",  ,"]))
+def test_an_empty_vector_element_is_malformed(v, sep):
     text = f"INIT {{ClassName USARBot.P2AT}} {{Location {sep.join(map(str, v))}}} {{Name R1}}"
     line = parse_line(text)
     assert "Location" not in line and line.get("Name") == "R1"

@@ -112,7 +112,8 @@ def test_nfo_lines():
 
     line = pm.nfo_start_poses([Pose("Start1", (4.5, 1.9, 0.0), (0.0, 0.0, 0.5))])
     [pose] = g.decode_start_poses(line)
-    assert pose.tag == "Start1" and pose.location == pytest.approx((4.5, -1.9, 0.0))
+    # SAE, at the standard spawn height: 0.188 m above the floor is z = -0.19 (z down)
+    assert pose.tag == "Start1" and pose.location == pytest.approx((4.5, -1.9, -0.19))
     assert pose.rotation[2] == pytest.approx(-0.5)
 
 

@@ -67,6 +67,7 @@ _NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\Z")
 # A token in name position that starts like a number cannot be a name: it
 # continues a space-separated vector ({Location 4.5 1.9 1.8}).
 _NUMERIC_START_RE = re.compile(r"[+-]?\.?\d")
+_SEPARATOR_RE = re.compile(r"\s*,\s*|\s+")
 _WORD_RE = re.compile(r"[\x21-\x7a\x7c\x7e]+\Z")  # chars 33-126 except braces
 
 
@@ -153,8 +154,8 @@ def _typed(text: str | None, name: str, parse: Callable[[str], Any], default: An
 def parse_line(line: str | bytes, *, max_length: int | None = MAX_LINE_LENGTH) -> Line:
     """Parse one protocol line (with or without ``\\r\\n``/``\\n``) into a :class:`Line`.
 
-    A malformed segment (odd token count, a blank inside a vector such as
-    ``{Location 4.5, 1.9, 1.8}``, ``{}``) is skipped and described in
+    A malformed segment (odd token count, a stray comma such as
+    ``{Location 4.5,,1.8}``, ``{}``) is skipped and described in
     ``Line.problems``; text outside braces likewise. Raises ProtocolError only
     when the whole line is unusable: longer than ``max_length`` characters,
     not ASCII, control characters, empty, no TYPE word, unbalanced braces.
@@ -257,14 +258,18 @@ def _parse_segment(body: str) -> tuple[list[Pair], str | None]:
             return [], f"{where}: name {_clip(name)!r} has no value (segment ignored)"
         parts = [tokens[i + 1]]
         i += 2
-        while i < len(tokens) and _NUMERIC_START_RE.match(tokens[i]):
+        # a vector may come blank-separated (4.5 1.9 1.8) or with blanks after its commas
+        # (4.5, 1.9, 1.8: NIST's Iridium sends that): the pieces are one value
+        while i < len(tokens) and (_NUMERIC_START_RE.match(tokens[i]) or parts[-1].endswith(",")
+                                   or tokens[i].startswith(",")):
             parts.append(tokens[i])
             i += 1
-        for part in parts:
-            if part.startswith(",") or part.endswith(","):
-                return [], (f"{where}: value {_clip(part)!r} has a stray comma; a vector is "
-                            f"written without blanks, e.g. 4.5,1.9,1.8 (segment ignored)")
-        pairs.append((name, ",".join(parts)))
+        # a comma with blanks around it, or blanks alone, separate two elements
+        text = _SEPARATOR_RE.sub(",", " ".join(parts))
+        if text.startswith(",") or text.endswith(",") or ",," in text:
+            return [], (f"{where}: value {_clip(text)!r} has a stray comma; a vector is "
+                        f"written as 4.5,1.9,1.8 (segment ignored)")
+        pairs.append((name, text))
     return pairs, None
 
 
