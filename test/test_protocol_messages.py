@@ -229,6 +229,18 @@ def test_set_requests_and_replies(p2at):
     rfid = pc.set_request(g.parse_command("SET {Type RFID} {Name RFID} {Opcode Read} {Params 7}"), "R1", p2at)
     assert pc.set_reply(rfid, 12.3, [CommandResult(True, (("ID", 7), ("Mem", "0")))]) == \
         "RES {Time 12.30} {Type RFID} {Name RFID} {Status OK} {ID 7} {Mem 0}\r\n"
+    # the manual writes RFID parameters blank-separated
+    write = pc.set_request(g.parse_command("SET {Type RFID} {Name RFID} {Opcode Write} {Params 1001 victim_here}"),
+                           "R1", load_robot("RescueP2AT"))
+    assert write.commands == (SensorCommand("R1", "RFID", "Write", ("1001", "victim_here")),)
+
+
+def test_rescue_variant_is_the_p2at_plus_the_rescue_devices(p2at):
+    rescue = load_robot("RescueP2AT")
+    assert {s.type for s in p2at.sensors} & {"RFID", "VictSensor"} == set() and p2at.effecters == []
+    assert [s.name for s in rescue.sensors] == [s.name for s in p2at.sensors] + ["RFID", "VictSensor"]
+    assert [e.type for e in rescue.effecters] == ["RFIDReleaser"]
+    assert (rescue.class_name, rescue.drive, rescue.body) == ("RescueP2AT", p2at.drive, p2at.body)
 
 
 def test_viewports_reply(p2at):
