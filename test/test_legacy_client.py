@@ -118,12 +118,8 @@ class OldClient:
 
 @pytest.fixture(scope="module")
 def server():
-    sim = Simulator("yellow", pacing="fast", seed=3)
-    srv = ProtocolServer(sim, port=0, image_port=None)
-    srv.start()
-    yield srv
-    srv.stop()
-    sim.close()
+    with Simulator("yellow", pacing="fast", seed=3) as sim, ProtocolServer(sim, port=0, image_port=None) as srv:
+        yield srv
 
 
 def _sensor_types(class_name: str) -> set[str]:
