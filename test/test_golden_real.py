@@ -39,6 +39,9 @@ BYTE_EXACT = [
      "{LightIntensity 0} {Battery 1192} {View -1}",
      lambda: g.format_sta("GroundVehicle", 19.07, light_toggle=False, light_intensity=0, battery=1192,
                           front_steer=0.0, rear_steer=0.0)),
+    # [J] AerialStateInterface
+    ("STA {Type AerialVehicle} {Time 268.50} {LightToggle False} {LightIntensity 0} {Battery 1192} {View -1}",
+     lambda: g.format_sta("AerialVehicle", 268.5, light_toggle=False, light_intensity=0, battery=1192)),
     # [RI] handleSenRangescanner
     ("SEN {Time 5608.85} {Type RangeScanner} {Name Scanner1} {Resolution 0.0174} {FOV 3.1415} "
      "{Range 11.3059,11.3014,11.3002}",

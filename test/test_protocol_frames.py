@@ -94,11 +94,12 @@ def robot():
 
 
 def test_spawn_position_is_in_the_sae_world_frame(robot):
-    # Start1 is x 4.5 (north), 1.9 m west of the origin: SAE y (east) is negative; above ground: z < 0.
+    # Start1 is the manual's yellow start, 4.5,1.9,1.8 in USARSim's frame (y east, z down); the
+    # robot stands on the floor 1.988 m below the origin, so its centre is a little less far down
     _, truth = robot.sensor("GroundTruth")
     x, y, z = truth.get_vector("Location")
-    assert x == pytest.approx(4.5, abs=0.05) and y == pytest.approx(-1.9, abs=0.05)
-    assert -0.5 < z < 0.0
+    assert x == pytest.approx(4.5, abs=0.05) and y == pytest.approx(1.9, abs=0.05)
+    assert 1.5 < z < 1.988
     _, ins = robot.sensor("INS")
     assert all(0.0 <= a < 2 * math.pi for a in ins.get_vector("Orientation"))  # INS angles in [0, 2pi)
 

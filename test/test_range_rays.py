@@ -16,9 +16,14 @@ def yellow():
     p.disconnect(client)
 
 
+def placed(world, *arena_xyz):
+    """World coordinates of a point given in the arena's own coordinates (worlds/yellow.yaml)."""
+    return np.array(arena_xyz) + np.array(world.spec.placement)
+
+
 def test_glass_stops_rays_unless_ignored(yellow):
     client, world = yellow
-    origin = np.array([2.0, 7.0, 0.5])  # 1 m south of the glass panel (face at x 2.975)
+    origin = placed(world, 2.0, 7.0, 0.5)  # 1 m south of the glass panel (face at x 2.975)
     north_west = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     solid = cast_rays(client, origin, north_west, 20.0)
     through = cast_rays(client, origin, north_west, 20.0, world.ray_ignore_ids)
@@ -28,8 +33,8 @@ def test_glass_stops_rays_unless_ignored(yellow):
 
 
 def test_per_ray_origins_and_limits(yellow):
-    client, _ = yellow
-    origins = np.array([[2.0, 7.0, 0.5], [2.0, 7.0, 0.5]])
+    client, world = yellow
+    origins = np.array([placed(world, 2.0, 7.0, 0.5)] * 2)
     dirs = np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
     out = cast_rays(client, origins, dirs, np.array([1.0, 5.0]))
     assert np.isinf(out[0]) and out[1] == pytest.approx(2.0, abs=1e-3)

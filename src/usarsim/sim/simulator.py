@@ -140,6 +140,8 @@ class Simulator:
             with quiet_stdout():  # PyBullet prints a note per merged fixed link
                 body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(orientation),
                                   flags=URDF_FLAGS, physicsClientId=self.client)
+            if abs(orientation[0]) > 1e-9 or abs(orientation[1]) > 1e-9:
+                self._lift_above(body, ground)  # rolled or pitched: the catalogue's lowest point does not hold
             blocker = self._blocking_body(body)
             if blocker is not None:
                 p.removeBody(body, physicsClientId=self.client)
@@ -154,6 +156,15 @@ class Simulator:
             robot.on_spawned(self.time)
             log.info("spawned %s (%s) at %s", name, spec.class_name, base)
             return robot
+
+    def _lift_above(self, body: int, ground: float, clearance: float = 0.02) -> None:
+        """Raise a freshly loaded body until its bounding box clears ``ground`` by ``clearance``."""
+        links = range(-1, p.getNumJoints(body, physicsClientId=self.client))
+        lowest = min(p.getAABB(body, link, physicsClientId=self.client)[0][2] for link in links)
+        if lowest < ground + clearance:
+            pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
+            p.resetBasePositionAndOrientation(body, (pos[0], pos[1], pos[2] + ground + clearance - lowest), orn,
+                                              physicsClientId=self.client)
 
     def _blocking_body(self, body: int) -> str | None:
         """What a freshly placed robot body penetrates (a description), or None when it is free."""
