@@ -204,7 +204,8 @@ class _Connection:
             self.err(word, str(exc))
 
     async def _init(self, cmd: g.Init) -> None:
-        if self.robot is not None and self.robot in self.server.sim.robots:  # a lost robot may be replaced
+        lost = self.spec is not None and self.robot not in self.server.sim.robots  # fell out of the world
+        if self.robot is not None and not lost:
             self.err("INIT", f"this connection already controls robot '{self.robot}' (one robot per connection)")
             return
         if cmd.name is not None and cmd.name in self.server.sim.robots:
