@@ -76,7 +76,7 @@ def test_cut_off_and_relay_through_a_station():
         sim.add_station("A", (0.0, 0.0, 0.0))
         sim.add_station("B", (60.0, 0.0, 0.0))
         sim.spawn("P2AT", "R1", position=(0.0, 1.0, 0.0))
-        sim.spawn("P2AT", "R2", position=(0.0, 30.0, 0.0))  # around the end of the walls
+        sim.spawn("P2AT", "R2", position=(0.0, 29.0, 0.0))  # around the end of the walls, on the floor (its edge is y 30)
         sim.step(1)
         assert sim.wireless.table.direct("R2", "B") and sim.wireless.table.direct("A", "R2")
         assert not sim.wireless.table.reachable("A", "B")  # robots do not relay
