@@ -74,8 +74,10 @@ def view():
 def test_client_receives_every_announced_channel(view: LiveView) -> None:
     sim = Simulator("yellow", seed=0, pacing="lockstep")
     try:
-        # in front of victim V2 (sitting at 1.5, 7.5), looking at it, with the camera on
-        robot = sim.spawn("P2AT", position=(2.6, 7.5, 0.0), rpy=(0.0, 0.0, math.pi))
+        # 1.2 m in front of victim V2 (sitting; its legs reach toward the robot, the glass is behind), camera on
+        v2 = next(v for v in sim.spec.victims if v.id == "V2")
+        # the rescue variant carries the victim sensor whose detections /markers shows
+        robot = sim.spawn("RescueP2AT", position=(v2.xyz[0] + 1.2, v2.xyz[1], v2.xyz[2]), rpy=(0.0, 0.0, math.pi))
         robot.sensor("Camera").active = True
         view.attach(sim)
         with foxglove_client(view.port) as client:
@@ -96,13 +98,14 @@ def test_client_receives_every_announced_channel(view: LiveView) -> None:
     finally:
         sim.close()
     # the payloads are the simulator's data (protobuf: strings appear verbatim)
-    assert b"P2AT_1/laser" in received["/scan"]
-    assert b"P2AT_1/base_link" in received["/tf"] and b"world" in received["/tf"]
+    name = robot.name.encode()
+    assert name + b"/laser" in received["/scan"]
+    assert name + b"/base_link" in received["/tf"] and b"world" in received["/tf"]
     assert b"rgb8" in received["/camera/image"] and len(received["/camera/image"]) > 320 * 240 * 3
     assert b"V2" in received["/markers"]  # the victim sensor's detection, labelled
-    assert b"robot/P2AT_1" in received["/robots"]
+    assert b"robot/" + name in received["/robots"]
     assert b"arena" in received["/world"] and b"victim/V1" in received["/world"]
-    assert b"trail/P2AT_1" in received["/trails"]
+    assert b"trail/" + name in received["/trails"]
 
 
 def test_a_taken_port_is_one_clear_error(view: LiveView) -> None:

@@ -252,10 +252,11 @@ def test_summary_counts_collisions_and_victims(tmp_path: Path, start: str, colli
     (tmp_path / "worlds").mkdir()
     (tmp_path / "worlds" / "room.yaml").write_text(SMALL_WORLD)
     sweep = tmp_path / "s.yaml"  # the world file is found relative to the sweep file
-    sweep.write_text(f"worlds: [worlds/room.yaml]\nrobots: [P2AT]\nseeds: [0]\nduration: 4.0\nstart: {start}\n"
-                     "drive: [3.0, 3.0]\n")
+    # the rescue variant carries the victim sensor (the manual's P2AT has none)
+    sweep.write_text(f"worlds: [worlds/room.yaml]\nrobots: [RescueP2AT]\nseeds: [0]\nduration: 4.0\n"
+                     f"start: {start}\ndrive: [3.0, 3.0]\n")
     row = run_sweep(sweep, SweepOptions(output=tmp_path / "out", progress=False)).rows[0]
-    assert row["trial"] == "room__P2AT__seed0" and row["status"] == "ok", row["error"]
+    assert row["trial"] == "room__RescueP2AT__seed0" and row["status"] == "ok", row["error"]
     assert row["collisions"] == collisions
     assert row["victims"] == victims and row["victims_detected"] == len(victims.split())
 

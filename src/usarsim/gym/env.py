@@ -54,7 +54,7 @@ class UsarsimEnv(gym.Env):
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
 
-    def __init__(self, world: str = "yellow", robot: str = "P2AT", start: str | None = None,
+    def __init__(self, world: str = "yellow", robot: str = "RescueP2AT", start: str | None = None,
                  task: Literal["victim", "coverage"] = "victim", action: Literal["wheels", "twist"] = "wheels",
                  camera: bool = False, control_period: float = 0.1, physics_rate: float = 200.0,
                  render_mode: str | None = None) -> None:
