@@ -5,6 +5,7 @@ import contextlib
 import json
 import math
 import re
+import struct
 import subprocess
 import sys
 import time
@@ -181,3 +182,30 @@ def test_run_live_announces_its_url_and_finishes(tmp_path, capsys) -> None:
     assert main(["run", "--world", "empty", "--duration", "0.5", "--live", "--live-port", "0", "-o", str(out)]) == 0
     assert re.search(r"live view on ws://127\.0\.0\.1:\d+", capsys.readouterr().err)
     assert out.read_text().count("\n") > 10
+
+
+def test_trace_points_are_drawn_in_their_colour(view: LiveView) -> None:
+    from usarsim.sim.commands import SetTrace
+
+    sim = Simulator("empty", seed=0, pacing="lockstep")
+    try:
+        robot = sim.spawn("P2AT")
+        sim.submit(SetTrace(robot=robot.name, on=True, interval=0.05, color="Cyan"))
+        view.attach(sim)
+        with foxglove_client(view.port) as client:
+            client.read_advertisements(len(TOPICS))
+            client.subscribe_all()
+            time.sleep(0.2)
+            trace = b""
+            deadline = time.monotonic() + 30.0
+            while b"trace/" + robot.name.encode() not in trace:
+                assert time.monotonic() < deadline, "no TRACE points on /trails"
+                sim.step(20)
+                while (got := client.message()) is not None:
+                    if got[0] == "/trails":
+                        trace = got[1]
+    finally:
+        sim.close()
+    # Cyan (0, 1, 1, 1) as a foxglove.Color: r (0) omitted, then fields 2, 3, 4 as the double 1.0
+    one = struct.pack("<d", 1.0)
+    assert b"\x11" + one + b"\x19" + one + b"\x21" + one in trace

@@ -9,7 +9,7 @@ Topics (fixed names, so the layout in ``config/foxglove_layout.json`` works for 
 | /tf | foxglove.FrameTransforms | world -> <robot>/base_link (ground truth), base_link -> sensor frames |
 | /scan | foxglove.LaserScan | laser scans in <robot>/<sensor frame> |
 | /camera/image | foxglove.RawImage | camera images (rgb8) while a camera renders |
-| /trails | foxglove.SceneUpdate | each robot's driven path (line strip) |
+| /trails | foxglove.SceneUpdate | each robot's driven path (line strip); TRACE points in their colours |
 | /markers | foxglove.SceneUpdate | victim-sensor detections (short-lived spheres and labels) |
 
 Frames follow the core: ``world`` is x north, y west, z up. Stamps are sim time. Publishing is
@@ -32,9 +32,10 @@ from foxglove.messages import (Color, FrameTransform, FrameTransforms, LaserScan
 
 from usarsim import frames
 from usarsim.live.shapes import Primitives, body_primitives, color, pose, wedge
-from usarsim.sim.readings import CameraImage, RangeScan, Reading, VictimReading
+from usarsim.sim.readings import CameraImage, RangeScan, Reading, TracePoint, VictimReading
 from usarsim.sim.robot import Robot
 from usarsim.sim.simulator import Simulator
+from usarsim.sim.trace import TRACE_RGB
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,7 @@ VICTIM_COLOUR = (0.9, 0.1, 0.1, 1.0)
 FALSE_ALARM_COLOUR = (1.0, 0.6, 0.0, 1.0)
 TAG_COLOUR = (0.1, 0.4, 1.0, 1.0)
 TRAIL_COLOUR = (0.0, 0.8, 0.3, 1.0)
+TRACE_POINT_SIZE = 0.05  # m, as the RViz trace markers
 
 
 def stamp(sim_time: float) -> Timestamp:
@@ -94,6 +96,7 @@ class LiveView:
         self._markers = SceneUpdateChannel("/markers")
         self._throttle = _Throttle()
         self._trail_points: dict[str, list[tuple[float, float, float]]] = {}
+        self._trace_points: dict[str, list[TracePoint]] = {}  # what TRACE dropped, per robot
         self._sims: list[Simulator] = []
         self._lock = threading.Lock()
 
@@ -131,6 +134,8 @@ class LiveView:
                     self._image.log(_raw_image(reading), log_time=log_time)
             elif isinstance(reading, VictimReading) and reading.parts:
                 self._markers.log(_detections(reading), log_time=log_time)
+            elif isinstance(reading, TracePoint):
+                self._trace_points.setdefault(reading.robot, []).append(reading)
         robots = list(sim.robots.values())
         for robot in robots:
             self._extend_trail(robot)
@@ -139,8 +144,9 @@ class LiveView:
                          log_time=log_time)
             self._robots.log(SceneUpdate(entities=[_robot_entity(sim, r, now) for r in robots]), log_time=log_time)
         if self._throttle.due((id(sim), "trail"), TRAIL_PERIOD):
-            self._trails.log(SceneUpdate(entities=[self._trail_entity(name, now) for name in self._trail_points]),
-                             log_time=log_time)
+            entities = [self._trail_entity(name, now) for name in self._trail_points]
+            entities += [_trace_entity(name, points, now) for name, points in self._trace_points.items()]
+            self._trails.log(SceneUpdate(entities=entities), log_time=log_time)
         if self._throttle.due((id(sim), "world"), WORLD_PERIOD):
             self._world.log(SceneUpdate(entities=world_entities(sim, now)), log_time=log_time)
 
@@ -155,6 +161,14 @@ class LiveView:
         line = LinePrimitive(type=LinePrimitiveLineType.LineStrip, pose=pose((0.0, 0.0, 0.0)), thickness=3.0,
                              scale_invariant=True, points=points, color=color(TRAIL_COLOUR))
         return SceneEntity(timestamp=stamp(now), frame_id=WORLD_FRAME, id=f"trail/{name}", lines=[line])
+
+
+def _trace_entity(robot: str, points: Sequence[TracePoint], now: float) -> SceneEntity:
+    """The TRACE points a robot dropped, each a sphere in the colour it was dropped with."""
+    size = Vector3(x=TRACE_POINT_SIZE, y=TRACE_POINT_SIZE, z=TRACE_POINT_SIZE)
+    spheres = [SpherePrimitive(pose=pose(point.position), size=size, color=color((*TRACE_RGB[point.color], 1.0)))
+               for point in points]
+    return SceneEntity(timestamp=stamp(now), frame_id=WORLD_FRAME, id=f"trace/{robot}", spheres=spheres)
 
 
 def _laser_scan(scan: RangeScan) -> LaserScan:

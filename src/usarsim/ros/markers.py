@@ -15,6 +15,7 @@ from visualization_msgs.msg import Marker
 
 from usarsim.ros.stamps import set_header
 from usarsim.sim import readings as rd
+from usarsim.sim.trace import TRACE_RGB
 
 VICTIM_COLOR = (1.0, 0.25, 0.2, 0.9)
 TAG_COLOR = (0.2, 0.5, 1.0, 0.9)
@@ -45,8 +46,6 @@ def rfid_marker(r: rd.RfidReading, frame: str) -> Marker:
     return _sphere_list(r.time, frame, f"{r.sensor}/tags", (tag.position for tag in r.tags), TAG_COLOR)
 
 
-TRACE_RGB = {"Red": (1.0, 0.0, 0.0), "Yellow": (1.0, 1.0, 0.0), "Green": (0.0, 1.0, 0.0), "Cyan": (0.0, 1.0, 1.0),
-             "White": (1.0, 1.0, 1.0), "Blue": (0.0, 0.0, 1.0), "Purple": (0.6, 0.0, 0.8)}
 TRACE_DIAMETER = 0.05  # m
 
 

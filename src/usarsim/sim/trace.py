@@ -12,6 +12,10 @@ from usarsim.sim.commands import SetTrace
 from usarsim.sim.readings import TracePoint, Vec3
 
 MIN_STEP = 0.01  # m: with Interval 0 a point is dropped whenever the robot has moved this far
+# How each of the protocol's TRACE colours is drawn (RViz markers, the live view).
+TRACE_RGB: dict[str, tuple[float, float, float]] = {
+    "Red": (1.0, 0.0, 0.0), "Yellow": (1.0, 1.0, 0.0), "Green": (0.0, 1.0, 0.0), "Cyan": (0.0, 1.0, 1.0),
+    "White": (1.0, 1.0, 1.0), "Blue": (0.0, 0.0, 1.0), "Purple": (0.6, 0.0, 0.8)}
 
 
 class PathTrace:
