@@ -1,12 +1,14 @@
 """Benchmark of the ROS 2 bridge (prints figures, asserts nothing).
 
 1. Publish overhead: one P2AT in `yellow`, lockstep, every topic on (camera rendering too), the
-   bridge attached. Time spent in the bridge's per-tick listener (convert + publish, /clock at
-   50 Hz, TF) as a fraction of the whole tick, and the tick time with and without the bridge
-   (CPU time of the stepping thread, so other load on the machine does not count).
+   bridge attached, a reliable subscriber (the default QoS) on every topic. Time spent in the
+   bridge's per-tick listener (convert and queue, /clock at 50 Hz, TF) as a fraction of the whole
+   tick, the tick time with and without the bridge (CPU time of the stepping thread, so other load
+   on the machine does not count), and the CPU time of the bridge's publishing thread per tick
+   (serialisation and DDS, off the tick; it needs a second core to stay off the critical path).
 2. End-to-end latency: usarsim_node in another process (realtime pacing); this process subscribes
-   to the LaserScan. Latency = wall time the scan arrives here - wall time its tick finished there
-   (the child records tick end times per sim time; both processes read the same clock).
+   to the LaserScan (reliable). Latency = wall time the scan arrives here - wall time its tick finished
+   there (the child records tick end times per sim time; both processes read the same clock).
 
     .venv/bin/python bench/ros.py [--ticks 2000] [--seconds 8]
 """
@@ -37,11 +39,11 @@ def _quantiles(values: list[float]) -> str:
 def overhead(ticks: int, cameras: bool, subscribed: bool = True) -> None:
     import rclpy
     from rclpy.parameter import Parameter
-    from rclpy.qos import qos_profile_sensor_data
+    from rclpy.qos import QoSProfile
     from rosgraph_msgs.msg import Clock
 
     from usarsim.ros import convert
-    from usarsim.ros.node import STATE_QOS, STATE_TYPES, TF_QOS, UsarsimNode
+    from usarsim.ros.node import TF_QOS, UsarsimNode
     from usarsim.sim.simulator import Simulator
 
     ctx = rclpy.Context()
@@ -62,8 +64,7 @@ def overhead(ticks: int, cameras: bool, subscribed: bool = True) -> None:
             listener = rclpy.create_node("bench_all_topics", context=ctx)
             names = node._bridges["bot"].names
             for topic, msg_type in [*convert.expected_topics(robot.spec, names), ("/clock", Clock)]:
-                qos = STATE_QOS if msg_type in STATE_TYPES else qos_profile_sensor_data
-                listener.create_subscription(msg_type, topic, lambda m: None, qos)
+                listener.create_subscription(msg_type, topic, lambda m: None, QoSProfile(depth=10))  # reliable
             listener.create_subscription(convert.TFMessage, "/tf", lambda m: None, TF_QOS)
             time.sleep(1.0)  # discovery
         spent = [0.0]
@@ -77,17 +78,22 @@ def overhead(ticks: int, cameras: bool, subscribed: bool = True) -> None:
         sim.remove_listener(inner)
         sim.add_listener(timed)
         sim.step(50)
+        node._queue.flush()
+        publisher_clock = time.pthread_getcpuclockid(node._queue.thread.ident)
         spent[0] = 0.0
-        start = CPU()
+        start, publisher_start = CPU(), time.clock_gettime(publisher_clock)
         sim.step(ticks)
         bridged = (CPU() - start) / ticks
+        node._queue.flush(timeout=60.0)
+        publishing = (time.clock_gettime(publisher_clock) - publisher_start) / ticks
         publish = spent[0] / ticks
         label = "all topics, camera rendering" if cameras else "all topics but the camera"
         if not subscribed:
             label = "no subscribers (only /clock and /tf built)"
         print(f"[{label}] tick without bridge {bare * 1e3:.3f} ms, with bridge {bridged * 1e3:.3f} ms; "
               f"bridge listener {publish * 1e3:.3f} ms/tick = {100 * publish / bridged:.1f} % of the tick "
-              f"({100 * (bridged - bare) / bare:+.1f} % tick time)")
+              f"({100 * (bridged - bare) / bare:+.1f} % tick time); publishing thread {publishing * 1e3:.3f} ms/tick "
+              f"({100 * publishing / bridged:.1f} % of a tick, on another core)")
         node.close()
         node.destroy_node()
     finally:
@@ -129,7 +135,7 @@ def child(record: str) -> None:
 def latency(seconds: float) -> None:
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import qos_profile_sensor_data
+    from rclpy.qos import QoSProfile
     from sensor_msgs.msg import LaserScan
 
     domain = random.randint(100, 160)
@@ -142,7 +148,7 @@ def latency(seconds: float) -> None:
     node = rclpy.create_node("bench_listener", context=ctx)
     arrivals: list[tuple[float, float]] = []
     node.create_subscription(LaserScan, "/bot/scan", lambda m: arrivals.append(
-        (m.header.stamp.sec + m.header.stamp.nanosec * 1e-9, time.time())), qos_profile_sensor_data)
+        (m.header.stamp.sec + m.header.stamp.nanosec * 1e-9, time.time())), QoSProfile(depth=10))
     executor = SingleThreadedExecutor(context=ctx)
     executor.add_node(node)
     deadline = time.monotonic() + 30

@@ -1,7 +1,9 @@
-"""Several robots in one world from a YAML file (config/multi_robot.yaml by default).
+"""Several robots in one world from a YAML file (config/multi_robot.yaml by default), in multi-robot mode.
 
-ros2 launch usarsim multi_robot.launch.py robots_file:=/path/to/team.yaml rviz:=false
-Every robot's frames are prefixed with its name (<name>/base_link, <name>/odom ...).
+ros2 launch usarsim multi_robot.launch.py robots_file:=/path/to/team.yaml rviz:=true nav:=true
+Each robot lives in its own namespace /<name>/ with its own TF (/<name>/tf, /<name>/tf_static) and
+plain frame names (map, odom, base_link ...), as Nav2's multi-robot bringup expects; map -> odom
+comes from ground truth unless localization:=amcl. nav:=true starts a Nav2 stack per robot.
 """
 from pathlib import Path
 
@@ -9,13 +11,13 @@ import yaml
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
+
+from usarsim.ros.launch_actions import robot_stack, true
 
 
-def robot_entries(doc: dict) -> list[str]:
-    """'name:Class[:start]' strings from the YAML's robots list (each with name, class, optional start)."""
+def robot_entries(doc: dict) -> list[tuple[str, str, str]]:
+    """(name, class, 'name:Class[:start]') for each of the YAML's robots (each with name, class, optional start)."""
     out = []
     for i, robot in enumerate(doc.get("robots") or []):
         if "class" not in robot:
@@ -24,24 +26,22 @@ def robot_entries(doc: dict) -> list[str]:
         start = robot.get("start")
         if isinstance(start, (list, tuple)):
             start = ",".join(str(v) for v in start)
-        out.append(f"{name}:{robot['class']}" + (f":{start}" if start else ""))
+        out.append((name, robot["class"], f"{name}:{robot['class']}" + (f":{start}" if start else "")))
     return out
 
 
-def _bridge(context, share: Path):
+def _launch(context, share: Path):
+    value = dict(context.launch_configurations)
     path = Path(LaunchConfiguration("robots_file").perform(context))
     doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    world = LaunchConfiguration("world").perform(context) or doc.get("world", "yellow")
-    params = {"world": world, "robots": robot_entries(doc), "frame_prefix": "{robot}/",
-              "pacing": LaunchConfiguration("pacing").perform(context),
-              "protocol": LaunchConfiguration("protocol").perform(context).lower() in ("true", "1", "yes"),
-              "publish_map_to_odom": LaunchConfiguration("map_tf").perform(context).lower() in ("true", "1", "yes")}
-    node = Node(package="usarsim", executable="usarsim_node", name="usarsim", output="screen",
-                parameters=[str(share / "config" / "usarsim_node.yaml"), params])
-    rviz = Node(package="rviz2", executable="rviz2", name="rviz2", output="log",
-                arguments=["-d", str(share / "config" / "usarsim.rviz")], parameters=[{"use_sim_time": True}],
-                condition=IfCondition(LaunchConfiguration("rviz")))
-    return [node, rviz]
+    robots = robot_entries(doc)
+    amcl = value["localization"] == "amcl"
+    params = {"world": value["world"] or doc.get("world", "yellow"), "robots": [e for _, _, e in robots],
+              "multi_robot": True, "pacing": value["pacing"], "protocol": true(value["protocol"]),
+              "publish_map_to_odom": true(value["map_tf"]) and not amcl, "qos": value["qos"]}
+    if true(value["nav"]):
+        params["cmd_vel_stamped"] = True  # the shipped nav2_params.yaml enables stamped cmd_vel
+    return robot_stack(share, value, params, [(name, cls) for name, cls, _ in robots])
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -53,7 +53,11 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument("pacing", default_value="realtime", description="realtime, fast or lockstep"),
         DeclareLaunchArgument("protocol", default_value="false", description="also serve the text protocol"),
         DeclareLaunchArgument("map_tf", default_value="true",
-                              description="map -> <name>/odom from ground truth, so all robots share the map frame"),
-        DeclareLaunchArgument("rviz", default_value="false", description="start RViz"),
-        OpaqueFunction(function=_bridge, args=[share]),
+                              description="map -> odom from ground truth, so all robots share the map frame"),
+        DeclareLaunchArgument("nav", default_value="false", description="a Nav2 stack per robot"),
+        DeclareLaunchArgument("localization", default_value="ground_truth", description="ground_truth or amcl"),
+        DeclareLaunchArgument("ros2_control", default_value="false", description="a controller manager per robot"),
+        DeclareLaunchArgument("qos", default_value="reliable", description="sensor topics: reliable or best_effort"),
+        DeclareLaunchArgument("rviz", default_value="false", description="start RViz for the first robot"),
+        OpaqueFunction(function=_launch, args=[share]),
     ])

@@ -45,6 +45,32 @@ if [ $system_ros = 0 ]; then
     echo "bootstrap: no ROS 2 install and Python is not 3.11: installing without the ROS bridge" >&2
   fi
 fi
+# PyBullet publishes wheels for a few CPython versions only (none for 3.12+ on most platforms): pip then
+# compiles its source distribution, which needs a C++ compiler and the Python headers and takes minutes.
+build_pybullet_if_no_wheel() {
+  "$VENV/bin/python" -c 'import pybullet' 2>/dev/null && return 0
+  local probe
+  probe=$(mktemp -d)
+  if "$VENV/bin/python" -m pip download -q --disable-pip-version-check --only-binary=:all: --no-deps \
+      -d "$probe" "pybullet>=3.2.5" >/dev/null 2>&1; then
+    rm -rf "$probe"; return 0
+  fi
+  rm -rf "$probe"
+  local version headers
+  version=$("$VENV/bin/python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+  headers=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  if [ ! -f "$headers/Python.h" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "python$version-dev" >/dev/null
+    else
+      echo "bootstrap: building PyBullet needs the Python $version headers: please install python$version-dev" >&2; exit 1
+    fi
+  fi
+  echo "bootstrap: no PyBullet wheel for Python $version: building it from source (several minutes)" >&2
+  "${PIP[@]}" --no-binary pybullet "pybullet>=3.2.5"
+}
+build_pybullet_if_no_wheel
+
 stamp="$VENV/.usarsim-installed"
 if [ ! -f "$stamp" ] || [ setup.py -nt "$stamp" ] || [ setup.cfg -nt "$stamp" ]; then
   "${PIP[@]}" -e ".[${extras}]"

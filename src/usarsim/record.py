@@ -71,14 +71,14 @@ def _qos(topic: str, msgtype: str) -> list["Qos"]:
         reliability, durability, depth = QosReliability.RELIABLE, QosDurability.VOLATILE, 100
     elif msgtype in _STATE_TYPES:
         reliability, durability, depth = QosReliability.RELIABLE, QosDurability.VOLATILE, 10
-    else:  # SensorDataQoS
-        reliability, durability, depth = QosReliability.BEST_EFFORT, QosDurability.VOLATILE, 5
+    else:  # sensor streams: reliable, as the bridge publishes them by default (qos parameter)
+        reliability, durability, depth = QosReliability.RELIABLE, QosDurability.VOLATILE, 5
     return [Qos(history=QosHistory.KEEP_LAST, depth=depth, reliability=reliability, durability=durability,
                 deadline=never, lifespan=never, liveliness=QosLiveliness.AUTOMATIC,
                 liveliness_lease_duration=never, avoid_ros_namespace_conventions=False)]
 
 
-# Published reliable by the bridge (usarsim.ros.node.STATE_TYPES); every other stream is sensor data.
+# Published with depth 10 by the bridge (usarsim.ros.node.STATE_TYPES); every other stream is sensor data.
 _STATE_TYPES = frozenset({"nav_msgs/msg/Odometry", "sensor_msgs/msg/JointState", "sensor_msgs/msg/BatteryState",
                           "rosgraph_msgs/msg/Clock"})
 

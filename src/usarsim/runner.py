@@ -27,6 +27,7 @@ class Scenario:
     physics_rate: float = 200.0
     cameras: bool = False
     trace: tuple[float, str] | None = None  # path trace (interval s, colour), as TRACE
+    noise: bool = True
 
 
 def reading_lines(readings: list[Reading]) -> Iterator[str]:
@@ -41,7 +42,8 @@ def run_scenario(scenario: Scenario, out: IO[str], progress: bool = False,
 
     ``attach`` is called with the simulator once the robot is spawned (the live view hooks in there).
     """
-    sim = Simulator(scenario.world, physics_rate=scenario.physics_rate, seed=scenario.seed, pacing=scenario.pacing)
+    sim = Simulator(scenario.world, physics_rate=scenario.physics_rate, seed=scenario.seed, pacing=scenario.pacing,
+                    noise=scenario.noise)
     try:
         robot = sim.spawn(scenario.robot, start=scenario.start)
         if attach is not None:

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("sensor_msgs.msg")
 
 from nav_msgs.msg import Odometry  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
+from usarsim_interfaces.msg import RfidTagDetections, VictimDetections  # noqa: E402
 from visualization_msgs.msg import Marker  # noqa: E402
 from sensor_msgs.msg import (BatteryState, CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix,  # noqa: E402
                              NavSatStatus, PointCloud2, Range)
@@ -215,8 +215,9 @@ def test_battery_point_cloud_and_sar_readings():
     assert xyz[0].tolist() == [1.0, 0.0, 0.0] and np.isnan(xyz[1]).all() and not pc.is_dense
     assert (pc.height, pc.width, pc.point_step, pc.row_step) == (1, 2, 12, 24)
     rfid = rd.RfidReading(**H, sensor="RFID", frame="rfid_link", tags=(rd.RfidTagSeen(7, "hi", (1.0, 0, 0), -40.0),))
-    topic, msg = _one(rfid, kind=String)
-    assert topic == "/bot/rfid/RFID" and '"tag_id":7' in msg.data
+    topic, msg = _one(rfid, kind=RfidTagDetections)
+    assert topic == "/bot/rfid/RFID" and msg.header.frame_id == "rfid_link"
+    assert [(t.id, t.memory, t.position.x, t.signal_dbm) for t in msg.tags] == [(7, "hi", 1.0, -40.0)]
     assert _one(rd.TouchReading(**H, sensor="Bumper", frame="b", touched=True))[1].data is True
     assert _one(rd.HumanMotionReading(**H, sensor="HM", frame="h", probability=0.5))[1].data == 0.5
     assert list(_one(rd.SoundReading(**H, sensor="S", frame="s", loudness=1.0, duration=2.0))[1].data) == [1.0, 2.0]
@@ -224,7 +225,7 @@ def test_battery_point_cloud_and_sar_readings():
                                                          resolution=0.01), NAMES) == []
 
 
-def test_detections_become_rviz_markers_beside_their_json():
+def test_detections_become_rviz_markers_beside_their_messages():
     victims = rd.VictimReading(**H, sensor="VictSensor", frame="camera_link", parts=(
         rd.VictimPartSeen("Head", (2.0, 0.1, 0.3), "V1"), rd.VictimPartSeen("Arm", (2.1, -0.2, 0.1), "V1")))
     topic, marker = _one(victims, kind=Marker)
@@ -237,6 +238,9 @@ def test_detections_become_rviz_markers_beside_their_json():
     topic, tags = _one(rfid, kind=Marker)
     assert topic == "/bot/rfid/RFID/markers" and [(p.x, p.y) for p in tags.points] == [(1.0, 0.0)]
     assert (tags.ns, tags.id) != (marker.ns, marker.id)
+    topic, seen = _one(victims, kind=VictimDetections)
+    assert topic == "/bot/victim/VictSensor" and seen.header.frame_id == "camera_link"
+    assert [(p.part, p.victim_id, p.position.x) for p in seen.parts] == [("Head", "V1", 2.0), ("Arm", "V1", 2.1)]
     nothing = rd.VictimReading(**H, sensor="VictSensor", frame="camera_link", parts=())
     empty = _one(nothing, kind=Marker)[1]
     assert list(empty.points) == [] and (empty.ns, empty.id) == (marker.ns, marker.id)  # replaces the last list
@@ -284,3 +288,19 @@ def test_joint_group_and_trajectory_commands():
     assert trajectory_command("bot", SPEC.joint_groups, ["camera_pan_joint"], [], [0.1]).order == 1
     with pytest.raises(ValueError, match="no_such_joint"):
         trajectory_command("bot", SPEC.joint_groups, ["no_such_joint"], [0.3], [])
+
+
+def test_enu_imu_orientation_and_map_alias():
+    """imu_orientation:=enu: yaw 0 = east; the enu frame's +y is the world's +x (north)."""
+    ins = rd.InsReading(**H, sensor="INS", frame="imu_link", position=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.3),
+                        angular_velocity=(0.0, 0.0, 0.0), linear_acceleration=(0.0, 0.0, 9.81), position_variance=0.0,
+                        orientation_variance=0.0, angular_velocity_variance=0.0, linear_acceleration_variance=0.0)
+    enu = convert.RobotNames.for_spec("bot", SPEC, imu_yaw_offset=math.pi / 2)
+    q = convert.imu(ins, enu).orientation
+    assert 2 * math.atan2(q.z, q.w) == pytest.approx(0.3 + math.pi / 2)
+    alias = convert.enu_alias(NAMES, "enu")
+    assert (alias.header.frame_id, alias.child_frame_id) == ("map", "enu")
+    r = alias.transform.rotation
+    yaw = 2 * math.atan2(r.z, r.w)  # enu axes in map: x_enu = (cos, sin) of yaw
+    north_in_enu = (math.cos(-yaw), math.sin(-yaw))  # world +x expressed in the enu frame
+    assert north_in_enu == pytest.approx((0.0, 1.0), abs=1e-9)

@@ -76,4 +76,24 @@ def test_multi_robot_launch_reads_the_yaml(tmp_path):
                     "  - {name: b, class: P2AT, start: [1.0, 2.0]}\n")
     _, nodes = _expand("multi_robot.launch.py", robots_file=str(team))
     params = _params(next(n for n in nodes if n.node_executable == "usarsim_node"))
-    assert params["robots"] == ["a:P2AT:Start1", "b:P2AT:1.0,2.0"] and params["frame_prefix"] == "{robot}/"
+    assert params["robots"] == ["a:P2AT:Start1", "b:P2AT:1.0,2.0"] and params["multi_robot"] is True
+
+
+def test_nav_without_nav2_says_so_in_one_line():
+    from launch.actions import LogInfo
+
+    from usarsim.launch_support import NAV2_PACKAGES, missing_packages
+
+    ld = get_launch_description_from_python_launch_file(str(ROOT / "launch" / "arena.launch.py"))
+    context = LaunchContext()
+    for arg in (e for e in ld.entities if isinstance(e, DeclareLaunchArgument)):
+        arg.visit(context)
+    context.launch_configurations.update(nav="true", rviz="false")
+    actions = [a for e in ld.entities if isinstance(e, OpaqueFunction) for a in e.execute(context)]
+    bridge = next(a for a in actions if isinstance(a, Node))
+    bridge._perform_substitutions(context)
+    params = _params(bridge)
+    assert params["multi_robot"] is True and params["cmd_vel_stamped"] is True and params["publish_map_to_odom"]
+    if missing_packages(NAV2_PACKAGES):
+        logs = [a for a in actions if isinstance(a, LogInfo)]
+        assert len(logs) == 1 and "nav:=true needs Nav2" in "".join(str(m) for m in logs[0].msg)

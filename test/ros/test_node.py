@@ -7,7 +7,6 @@ timeout stop, and malformed commands (NaN twist, unknown joint, wrong joint coun
 import math
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -19,7 +18,7 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("tf2_msgs.msg")
 
-from geometry_msgs.msg import Twist  # noqa: E402
+from geometry_msgs.msg import Twist, TwistStamped  # noqa: E402
 from rcl_interfaces.msg import Log  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
@@ -28,6 +27,7 @@ from std_msgs.msg import Float64, Float64MultiArray  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
+from bridge_process import shut_down  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
 from usarsim.ros.node import PARAMETERS, STATE_TYPES  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
@@ -49,6 +49,19 @@ def _secs(t):
     return t.sec + t.nanosec * 1e-9
 
 
+class StampedCmdVel:
+    """Publishes a Twist as the TwistStamped Nav2 sends from Kilted on."""
+
+    def __init__(self, publisher):
+        self.publisher = publisher
+
+    def publish(self, twist):
+        msg = TwistStamped()
+        msg.header.frame_id = "base_link"
+        msg.twist = twist
+        self.publisher.publish(msg)
+
+
 class Graph:
     """usarsim_node in a subprocess; a listener node spinning here."""
 
@@ -60,6 +73,7 @@ class Graph:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "usarsim.ros.node", "--ros-args", "-p", "world:=yellow",
              "-p", f"robots:=['{ROBOT}:P2AT:Start1']", "-p", "seed:=3", "-p", "cmd_vel_timeout:=0.5",
+             "-p", "cmd_vel_stamped:=true",
              "-p", "rates.camera:=2.0"],  # TinyRenderer frames are the dearest thing on a 2-core runner
             env=env, stdout=self.log_file, stderr=subprocess.STDOUT)
         self.ctx = rclpy.Context()
@@ -76,7 +90,7 @@ class Graph:
             depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE))
         self.node.create_subscription(Log, "/rosout", self._keep("/rosout"), QoSProfile(
             depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE))
-        self.cmd_vel = self.node.create_publisher(Twist, f"/{ROBOT}/cmd_vel", 10)
+        self.cmd_vel = StampedCmdVel(self.node.create_publisher(TwistStamped, f"/{ROBOT}/cmd_vel", 10))
         self.group_cmd = self.node.create_publisher(Float64MultiArray, f"/{ROBOT}/CameraPanTilt/command", 10)
         self.trajectory = self.node.create_publisher(JointTrajectory, f"/{ROBOT}/joint_trajectory", 10)
         self.camera_fov = self.node.create_publisher(Float64, f"/{ROBOT}/camera/fov", 10)
@@ -113,17 +127,7 @@ class Graph:
         return [m.msg for m in self.snapshot("/rosout") if m.name == "usarsim" and m.level >= Log.WARN]
 
     def close(self):
-        self.executor.shutdown()
-        self.thread.join(timeout=10)
-        self.node.destroy_node()
-        rclpy.shutdown(context=self.ctx)
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        shut_down(self)
         self.log_file.close()
 
 

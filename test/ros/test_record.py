@@ -26,6 +26,8 @@ def read_bag(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[int, Any]
     with rosbag2.Reader(path) as reader:
         for conn in reader.connections:
             types[conn.topic] = conn.msgtype
+            if conn.msgtype not in TYPESTORE.types:  # the bridge's own messages: their definition is in the bag
+                TYPESTORE.register(typesys.get_types_from_msg(conn.msgdef.data, conn.msgtype))
         for conn, t, raw in reader.messages():
             messages[conn.topic].append((t, TYPESTORE.deserialize_cdr(raw, conn.msgtype)))
     return types, messages

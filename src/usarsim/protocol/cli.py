@@ -47,6 +47,7 @@ def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.Argumen
                             "default) or udk (the UDK release: one SEN line per sonar, UDK STA order)")
     add_image_arguments(serve)
     add_live_arguments(serve)
+    serve.add_argument("--no-noise", dest="noise", action="store_false", help="every sensor reads the true value (no noise, bias or missed detections)")
     serve.set_defaults(func=cmd_serve)
     return serve
 
@@ -138,7 +139,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"usarsim serve: error: {exc}", file=sys.stderr)
         return 2
-    sim = Simulator(args.world, pacing=args.pacing, seed=args.seed)
+    sim = Simulator(args.world, pacing=args.pacing, seed=args.seed, noise=args.noise)
     image_port = None if args.image_port is not None and args.image_port < 0 else args.image_port
     server = ProtocolServer(sim, host=args.host, port=args.port, image_port=image_port, image_options=options,
                             dialect=args.dialect, units=args.units)

@@ -10,11 +10,14 @@ Every function raises ``ValueError`` with a message for a malformed command.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from usarsim.sim.catalogue import DriveSpec, JointGroupSpec
 from usarsim.sim.commands import AckermannDrive, AerialDrive, Command, JointTargets, WheelDrive
 from usarsim.sim.drives import bicycle_steer, clamp, twist_to_wheel_speeds
+
+if TYPE_CHECKING:
+    from usarsim.sim.catalogue import RobotSpec
 
 
 def _finite(values: Iterable[float], what: str) -> list[float]:
@@ -78,4 +81,35 @@ def trajectory_command(robot: str, groups: Sequence[JointGroupSpec], joint_names
     return JointTargets(robot, dict(zip(joint_names, data)), order=order)
 
 
-__all__ = ["group_command", "trajectory_command", "twist_to_command"]
+def joint_state_command(robot: str, spec: "RobotSpec", names: Sequence[str], positions: Sequence[float],
+                        velocities: Sequence[float]) -> list[Command]:
+    """sensor_msgs/JointState on ``joint_commands`` (topic_based_ros2_control): joint-group positions
+    (or velocities) become ``JointTargets``; wheel velocities become one ``WheelDrive`` (mean per side)."""
+    drive = spec.drive
+    left, right = set(drive.left_wheels), set(drive.right_wheels)
+    if len(positions) not in (0, len(names)) or len(velocities) not in (0, len(names)):
+        raise ValueError(f"{len(names)} joint names but {len(positions)} positions and {len(velocities)} velocities")
+    wheel_speeds: dict[str, list[float]] = {"left": [], "right": []}
+    group_names, group_pos, group_vel = [], [], []
+    for i, name in enumerate(names):
+        side = "left" if name in left else "right" if name in right else None
+        if side is not None:
+            if not velocities:
+                raise ValueError(f"wheel {name} takes a velocity command")
+            wheel_speeds[side].append(_finite([velocities[i]], name)[0])
+            continue
+        group_names.append(name)
+        if positions:
+            group_pos.append(positions[i])
+        if velocities:
+            group_vel.append(velocities[i])
+    out: list[Command] = []
+    if group_names:
+        out.append(trajectory_command(robot, spec.joint_groups, group_names, group_pos, [] if group_pos else group_vel))
+    if wheel_speeds["left"] or wheel_speeds["right"]:
+        mean = {k: sum(v) / len(v) if v else 0.0 for k, v in wheel_speeds.items()}
+        out.append(WheelDrive(robot, mean["left"], mean["right"]))
+    return out
+
+
+__all__ = ["group_command", "joint_state_command", "trajectory_command", "twist_to_command"]

@@ -6,7 +6,9 @@ joint states: the movable links). The bridge node publishes them; the bag
 recorder writes the same pairs, so a bag and a live run carry identical data.
 
 Conventions (docs/ros.md):
-- topics are absolute, ``/<robot>/...`` (``RobotNames.namespace``); /tf, /tf_static and /clock are global;
+- topics are ``/<robot>/...`` (``RobotNames.namespace``), or ``<robot>/...`` relative to the node's namespace
+  (``RobotNames.relative``, what the bridge node uses); /clock is global, /tf and /tf_static too unless a
+  robot has its own (``RobotNames.tf_topic``: multi-robot mode publishes ``<robot>/tf``);
 - frames are the catalogue's link names with an optional prefix (``<robot>/`` with several robots);
   the world frame (``map``) is shared and never prefixed;
 - "no return" of a range sensor (reading == range_max) becomes +inf (REP-117);
@@ -15,7 +17,7 @@ Conventions (docs/ros.md):
 from __future__ import annotations
 
 import array
-import json
+import io
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -24,9 +26,10 @@ import numpy as np
 from geometry_msgs.msg import Quaternion, TransformStamped
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import (BatteryState, CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix, NavSatStatus,
-                             PointCloud2, PointField, Range)
-from std_msgs.msg import Bool, Float32, Float32MultiArray, String, UInt8
+from sensor_msgs.msg import (BatteryState, CameraInfo, CompressedImage, Image, Imu, JointState, LaserScan, NavSatFix,
+                             NavSatStatus, PointCloud2, PointField, Range)
+from std_msgs.msg import Bool, Float32, Float32MultiArray, UInt8
+from usarsim_interfaces.msg import RfidTag, RfidTagDetections, VictimDetections, VictimPart
 from visualization_msgs.msg import Marker
 
 from usarsim import frames
@@ -61,6 +64,11 @@ class RobotNames:
     world_frame: str = "map"
     odom_frame: str = "odom"
     base_frame: str = "base_link"
+    footprint_frame: str = "base_footprint"  # REP-120: base_link projected on the ground
+    relative: bool = False  # topics relative to the publishing node's namespace (no leading '/')
+    tf_topic: str = TF_TOPIC
+    tf_static_topic: str = TF_STATIC_TOPIC
+    imu_yaw_offset: float = 0.0  # added to the IMU yaw: pi/2 reports it in ENU (0 = east) instead of the world frame
     base_height: float = 0.0  # base_link above the ground at rest: z of odom -> base_link
     # sensor name published on the plain topic ("scan", "camera", "points"); others get "<topic>/<name>"
     primary: Mapping[str, str] = field(default_factory=dict)
@@ -79,10 +87,11 @@ class RobotNames:
                    base_height=-spec.body.lowest_point(), **kwargs)
 
     def topic(self, relative: str) -> str:
-        """Absolute topic of a per-robot stream."""
+        """Topic of a per-robot stream (absolute, or relative to the node's namespace)."""
         ns = self.robot if self.namespace is None else self.namespace
         ns = ns.strip("/")
-        return f"/{ns}/{relative}" if ns else f"/{relative}"
+        name = f"{ns}/{relative}" if ns else relative
+        return name if self.relative else f"/{name}"
 
     def frame(self, link: str) -> str:
         """TF frame of a robot link."""
@@ -207,7 +216,7 @@ def odom_transform(r: rd.OdometryReading, names: RobotNames) -> TransformStamped
 
 
 def _odometry(r: rd.OdometryReading, names: RobotNames) -> list[tuple[str, Any]]:
-    return [(names.topic("odom"), odometry(r, names)), *tf_messages([odom_transform(r, names)])]
+    return [(names.topic("odom"), odometry(r, names)), *tf_messages([odom_transform(r, names)], names.tf_topic)]
 
 
 def _world_odometry(time: float, names: RobotNames, position: Sequence[float],
@@ -269,10 +278,11 @@ def _quat_from_matrix(rot: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def imu(r: rd.InsReading, names: RobotNames) -> Imu:
-    """sensor_msgs/Imu: INS attitude (relative to the world frame), body rates, specific force."""
+    """sensor_msgs/Imu: INS attitude (relative to the world frame, or ENU), body rates, specific force."""
     msg = Imu()
     set_header(msg, r.time, names.frame(r.frame))
-    msg.orientation = _quat(frames.quaternion_from_euler(r.rpy))
+    roll, pitch, yaw = r.rpy
+    msg.orientation = _quat(frames.quaternion_from_euler((roll, pitch, yaw + names.imu_yaw_offset)))
     msg.orientation_covariance = _diag3(float(r.orientation_variance))
     av = msg.angular_velocity
     av.x, av.y, av.z = (float(v) for v in r.angular_velocity)
@@ -332,16 +342,35 @@ def image(r: rd.CameraImage, names: RobotNames) -> Image:
 
 def camera_info(r: rd.CameraImage, names: RobotNames) -> CameraInfo:
     """sensor_msgs/CameraInfo of an ideal pinhole with the image's horizontal FOV (square pixels)."""
+    return pinhole_info(r.time, names.frame(r.frame + OPTICAL_SUFFIX), r.width, r.height, r.horizontal_fov)
+
+
+def pinhole_info(t: float, optical_frame: str, width: int, height: int, horizontal_fov: float) -> CameraInfo:
+    """sensor_msgs/CameraInfo of an ideal pinhole camera (square pixels, no distortion)."""
     msg = CameraInfo()
-    set_header(msg, r.time, names.frame(r.frame + OPTICAL_SUFFIX))
-    msg.height, msg.width = int(r.height), int(r.width)
-    f = (r.width / 2.0) / math.tan(r.horizontal_fov / 2.0)
-    cx, cy = r.width / 2.0, r.height / 2.0
+    set_header(msg, t, optical_frame)
+    msg.height, msg.width = int(height), int(width)
+    f = (width / 2.0) / math.tan(horizontal_fov / 2.0)
+    cx, cy = width / 2.0, height / 2.0
     msg.distortion_model = "plumb_bob"
     msg.d = [0.0] * 5
     msg.k = [f, 0.0, cx, 0.0, f, cy, 0.0, 0.0, 1.0]
     msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
     msg.p = [f, 0.0, cx, 0.0, 0.0, f, cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    return msg
+
+
+def compressed_image(r: rd.CameraImage, names: RobotNames, quality: int = 85) -> CompressedImage:
+    """sensor_msgs/CompressedImage (JPEG), as image_transport's compressed plugin publishes it."""
+    from PIL import Image as PilImage
+
+    msg = CompressedImage()
+    set_header(msg, r.time, names.frame(r.frame + OPTICAL_SUFFIX))
+    msg.format = "rgb8; jpeg compressed bgr8"
+    buffer = io.BytesIO()
+    PilImage.frombuffer("RGB", (int(r.width), int(r.height)), bytes(r.rgb), "raw", "RGB", 0, 1).save(
+        buffer, format="JPEG", quality=quality)
+    msg.data = buffer.getvalue()
     return msg
 
 
@@ -373,7 +402,7 @@ def joint_transforms(r: rd.JointStateReading, names: RobotNames) -> list[Transfo
 
 
 def _joint_state(r: rd.JointStateReading, names: RobotNames) -> list[tuple[str, Any]]:
-    return [(names.topic("joint_states"), joint_state(r)), *tf_messages(joint_transforms(r, names))]
+    return [(names.topic("joint_states"), joint_state(r)), *tf_messages(joint_transforms(r, names), names.tf_topic)]
 
 
 def battery_state(r: rd.RobotState, names: RobotNames) -> BatteryState:
@@ -420,19 +449,42 @@ def _points(r: rd.PointCloudReading, names: RobotNames) -> list[tuple[str, Any]]
     return [(names.sensor_topic("points", r.sensor), point_cloud(r, names))]
 
 
-def json_string(r: rd.Reading) -> String:
-    """std_msgs/String carrying the reading as JSON (the ``usarsim run`` line), for types ROS has no message for."""
-    return String(data=json.dumps(r.to_dict(), separators=(",", ":"), default=str))
+def _point(xyz: Sequence[float], point: Any) -> None:
+    point.x, point.y, point.z = (float(v) for v in xyz)
+
+
+def rfid_detections(r: rd.RfidReading, names: RobotNames) -> RfidTagDetections:
+    """usarsim_interfaces/RfidTagDetections: every tag read, positions in the reader's frame."""
+    msg = RfidTagDetections()
+    set_header(msg, r.time, names.frame(r.frame))
+    msg.memory_read = bool(r.memory_read)
+    for seen in r.tags:
+        tag = RfidTag(id=int(seen.tag_id), memory=str(seen.memory), signal_dbm=float(seen.signal_dbm),
+                      single_shot=bool(seen.single_shot))
+        _point(seen.position, tag.position)
+        msg.tags.append(tag)
+    return msg
+
+
+def victim_detections(r: rd.VictimReading, names: RobotNames) -> VictimDetections:
+    """usarsim_interfaces/VictimDetections: every body part seen, positions in the sensor's frame."""
+    msg = VictimDetections()
+    set_header(msg, r.time, names.frame(r.frame))
+    for seen in r.parts:
+        part = VictimPart(part=str(seen.part), victim_id=str(seen.victim_id))
+        _point(seen.position, part.position)
+        msg.parts.append(part)
+    return msg
 
 
 def _rfid(r: rd.RfidReading, names: RobotNames) -> list[tuple[str, Any]]:
     topic = names.topic(f"rfid/{r.sensor}")
-    return [(topic, json_string(r)), (f"{topic}/markers", rfid_marker(r, names.frame(r.frame)))]
+    return [(topic, rfid_detections(r, names)), (f"{topic}/markers", rfid_marker(r, names.frame(r.frame)))]
 
 
 def _victim(r: rd.VictimReading, names: RobotNames) -> list[tuple[str, Any]]:
     topic = names.topic(f"victim/{r.sensor}")
-    return [(topic, json_string(r)), (f"{topic}/markers", victim_marker(r, names.frame(r.frame)))]
+    return [(topic, victim_detections(r, names)), (f"{topic}/markers", victim_marker(r, names.frame(r.frame)))]
 
 
 def _touch(r: rd.TouchReading, names: RobotNames) -> list[tuple[str, Any]]:
@@ -506,14 +558,15 @@ _SENSOR_TOPICS: dict[str, Callable[[RobotNames, str], list[tuple[str, type]]]] =
     "INS": lambda n, s: [(n.topic("imu/data"), Imu), (n.topic("ins/odom"), Odometry)],
     "GPS": lambda n, s: [(n.topic("gps/fix"), NavSatFix), (n.topic("gps/satellites"), UInt8)],
     "Camera": lambda n, s: [(n.sensor_topic("camera", s, "image_raw"), Image),
+                            (n.sensor_topic("camera", s, "image_raw/compressed"), CompressedImage),
                             (n.sensor_topic("camera", s, "camera_info"), CameraInfo)],
     "RangeScanner3D": lambda n, s: [(n.sensor_topic("points", s), PointCloud2)],
     "RangeImager": lambda n, s: [(n.sensor_topic("points", s), PointCloud2)],
     "Touch": lambda n, s: [(n.topic(f"touch/{s}"), Bool)],
     "HumanMotion": lambda n, s: [(n.topic(f"human_motion/{s}"), Float32)],
     "Sound": lambda n, s: [(n.topic(f"sound/{s}"), Float32MultiArray)],
-    "RFID": lambda n, s: [(n.topic(f"rfid/{s}"), String), (n.topic(f"rfid/{s}/markers"), Marker)],
-    "VictSensor": lambda n, s: [(n.topic(f"victim/{s}"), String), (n.topic(f"victim/{s}/markers"), Marker)],
+    "RFID": lambda n, s: [(n.topic(f"rfid/{s}"), RfidTagDetections), (n.topic(f"rfid/{s}/markers"), Marker)],
+    "VictSensor": lambda n, s: [(n.topic(f"victim/{s}"), VictimDetections), (n.topic(f"victim/{s}/markers"), Marker)],
 }
 
 
@@ -532,13 +585,20 @@ def expected_topics(spec: "RobotSpec", names: RobotNames) -> list[tuple[str, typ
 
 
 def static_transforms(names: RobotNames, t: float = 0.0) -> list[TransformStamped]:
-    """Fixed joints of the robot (sensor mounts, optical frames) for /tf_static."""
-    out = []
+    """Fixed joints of the robot (sensor mounts, optical frames) and base_footprint for /tf_static."""
+    out = [transform(t, names.frame(names.base_frame), names.frame(names.footprint_frame),
+                     (0.0, 0.0, -names.base_height), (0.0, 0.0, 0.0, 1.0))]
     for joint in names.joints:
         if not joint.movable:
             xyz, q = joint.transform()
             out.append(transform(t, names.frame(joint.parent), names.frame(joint.child), xyz, q))
     return out
+
+
+def enu_alias(names: RobotNames, enu_frame: str, t: float = 0.0) -> TransformStamped:
+    """world -> ENU alias (x east, y north, same origin): the world frame is x north, y west."""
+    half = -math.pi / 4.0  # -90 degrees about z
+    return transform(t, names.world_frame, enu_frame, (0.0, 0.0, 0.0), (0.0, 0.0, math.sin(half), math.cos(half)))
 
 
 def initial_joint_transforms(names: RobotNames, t: float = 0.0) -> list[TransformStamped]:
@@ -552,7 +612,7 @@ def initial_joint_transforms(names: RobotNames, t: float = 0.0) -> list[Transfor
 
 
 __all__ = ["CLOCK_TOPIC", "HAVE_TF", "RobotNames", "TF_STATIC_TOPIC", "TF_TOPIC", "UNMEASURED", "battery_state",
-           "camera_info", "clock_message", "expected_topics", "ground_truth", "image", "imu", "ins_odometry", "joint_state",
-           "joint_transforms", "json_string", "laser_scan", "map_to_odom", "nav_sat_fix", "odom_transform",
+           "camera_info", "clock_message", "compressed_image", "enu_alias", "expected_topics", "ground_truth", "image", "imu", "ins_odometry", "joint_state",
+           "joint_transforms", "laser_scan", "pinhole_info", "rfid_detections", "victim_detections", "map_to_odom", "nav_sat_fix", "odom_transform",
            "odometry", "point_cloud", "range_message", "reading_to_messages", "stamp", "static_transforms",
            "supported", "tf_messages", "transform"]

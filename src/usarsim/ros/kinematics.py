@@ -90,7 +90,7 @@ def joints_from_urdf(urdf: str) -> tuple[JointFrame, ...]:
     """Every joint of a URDF document, in file order."""
     root = ET.fromstring(urdf)
     out = []
-    for joint in root.iter("joint"):
+    for joint in root.findall("joint"):  # top level: <ros2_control> has <joint> elements too
         origin = joint.find("origin")
         axis = joint.find("axis")
         out.append(JointFrame(

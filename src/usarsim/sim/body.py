@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 from xml.sax.saxutils import quoteattr
 
+from usarsim.sim.ros2_control import ros2_control_xml
+
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import RobotSpec
 
@@ -155,7 +157,7 @@ def wheel_link_name(joint: str) -> str:
 
 
 def generate_urdf(spec: "RobotSpec") -> str:
-    """URDF text for a catalogue entry: chassis, wheels, links and sensor frames."""
+    """URDF text for a catalogue entry: chassis, wheels, links, sensor frames and the ros2_control block."""
     body = spec.body
     rgba = _fmt(body.color)
     out = ['<?xml version="1.0"?>',
@@ -182,5 +184,6 @@ def generate_urdf(spec: "RobotSpec") -> str:
         existing.add(frame)
         out.append(_link_xml(frame, "none", (0.0, 0.0, 0.0), 0.0, rgba))
         out.append(_joint_xml(f"{frame}_joint", "fixed", sensor.mount.parent, frame, sensor.mount.xyz, sensor.mount.rpy))
+    out += ros2_control_xml(spec)
     out.append("</robot>")
     return "\n".join(out) + "\n"

@@ -19,3 +19,4 @@ class SensorEnvironment:
     seed: int
     robot_body_ids: Callable[[], set[int]]
     render_options: dict[str, Any]
+    noise: bool = True  # False: every sensor reads the true value (noise.NoNoise)

@@ -28,7 +28,7 @@ def relative_uniform(values: np.ndarray | float, noise: float, rng: np.random.Ge
 
 def gaussian(values: np.ndarray | float, mean: float, sigma: float, rng: np.random.Generator) -> np.ndarray | float:
     """Additive Gaussian N(mean, sigma)."""
-    if sigma <= 0.0 and mean == 0.0:
+    if (sigma <= 0.0 and mean == 0.0) or isinstance(rng, NoNoise):
         return values
     arr = np.asarray(values, dtype=float)
     result = arr + rng.normal(mean, sigma, size=arr.shape) if sigma > 0 else arr + mean
@@ -79,3 +79,42 @@ def gps_sigma(satellites: int, max_noise: float, min_noise: float) -> float:
 def quantize(value: float, resolution: float) -> int:
     """Integer count of ``resolution`` steps in ``value`` (truncating toward zero, like an encoder)."""
     return int(value / resolution)
+
+
+class NoNoise:
+    """Stands in for a sensor's noise generator when noise is off: every draw is its distribution's centre.
+
+    Uniform draws give the interval's midpoint, Gaussian draws zero deviation (the noise model's mean
+    is part of the noise and is dropped too) and ``random()`` 0, so a probabilistic detection always
+    succeeds. ``layout`` is the real seeded stream, for draws that model the world rather than the
+    sensor's error (e.g. the GPS constellation).
+    """
+
+    def __init__(self, layout: np.random.Generator) -> None:
+        self.layout = layout
+
+    @staticmethod
+    def _filled(value: float, size: int | Sequence[int] | None) -> np.ndarray | float:
+        return value if size is None else np.full(size, value, dtype=float)
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: int | Sequence[int] | None = None) -> np.ndarray | float:
+        """The midpoint of [low, high)."""
+        return self._filled((low + high) / 2.0, size)
+
+    def normal(self, loc: float = 0.0, scale: float = 1.0, size: int | Sequence[int] | None = None) -> np.ndarray | float:
+        """No deviation: 0."""
+        return self._filled(0.0, size)
+
+    def standard_normal(self, size: int | Sequence[int] | None = None) -> np.ndarray | float:
+        """0."""
+        return self._filled(0.0, size)
+
+    def random(self, size: int | Sequence[int] | None = None) -> np.ndarray | float:
+        """0 (below any detection probability)."""
+        return self._filled(0.0, size)
+
+
+def noise_source(seed: int, robot: str, sensor: str, enabled: bool = True) -> np.random.Generator | NoNoise:
+    """A sensor's noise generator: its seeded stream, or ``NoNoise`` over that stream when noise is off."""
+    rng = sensor_rng(seed, robot, sensor)
+    return rng if enabled else NoNoise(rng)

@@ -109,11 +109,13 @@ class Robot:
         self.light_on = False
         self.trace = PathTrace()
         self._now = 0.0  # sim time of the last tick (commands apply before the next one)
+        # world position and quaternion it was spawned at (set by the simulator; reset returns here)
+        self.spawn_pose: tuple[Sequence[float], Sequence[float]] | None = None
         self.battery_used = 0.0
         self.next_state_time = 0.0
         self._next_sample = 0.0  # earliest sim time any sensor may be due (skips idle ticks)
         self.effecters = {e.name: create_effecter(e, self) for e in spec.effecters}
-        self.sensors: list[Sensor] = [create(s, self, env, noise.sensor_rng(env.seed, name, s.name))
+        self.sensors: list[Sensor] = [create(s, self, env, noise.noise_source(env.seed, name, s.name, env.noise))
                                       for s in spec.sensors if s.type != "GroundTruth" or spec.ground_truth]
 
     # --- structure -------------------------------------------------------------------------
@@ -328,6 +330,23 @@ class Robot:
     def wake_sensors(self) -> None:
         """A sensor's schedule changed (a manual scan was requested): check every sensor next tick."""
         self._next_sample = 0.0
+
+    def reset_to_spawn(self) -> None:
+        """Back to the spawn pose at rest: chassis, joint groups at their initial positions, drive stopped."""
+        if self.spawn_pose is not None:
+            position, orientation = self.spawn_pose
+            p.resetBasePositionAndOrientation(self.body_id, tuple(position), tuple(orientation),
+                                              physicsClientId=self.client)
+        p.resetBaseVelocity(self.body_id, (0, 0, 0), (0, 0, 0), physicsClientId=self.client)
+        for _, index in self._moving_joints:
+            self.reset_joint(index, 0.0)
+        for group in self.joint_groups.values():
+            for n, (link, index) in enumerate(zip(group.spec.links, group.indices)):
+                self.reset_joint(index, link.initial)
+                group.targets[n] = group._position(link, index, link.initial)  # motor target too
+        self.drive.stop()
+        self.battery_used = 0.0
+        self.invalidate()
 
     def on_spawned(self, now: float) -> None:
         """Let sensors capture their reference (odometry origin, INS initial estimate)."""

@@ -22,6 +22,7 @@ from usarsim.sim.catalogue import RobotSpec, load_robot
 from usarsim.sim.commands import Command, CommandError
 from usarsim.sim.environment import SensorEnvironment
 from usarsim.sim.readings import GroundTruthReading, Reading, RobotLost
+from usarsim.sim.props import Prop, load_prop, set_body_state
 from usarsim.sim.robot import Robot, pose_tuple, spawn_height
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.wireless import LinkTable, WirelessNetwork
@@ -67,7 +68,7 @@ class Simulator:
 
     def __init__(self, world: str | WorldSpec = "empty", *, physics_rate: float = 200.0, seed: int = 0,
                  pacing: Pacing = "lockstep", render: dict | None = None,
-                 solver_iterations: int = SOLVER_ITERATIONS) -> None:
+                 solver_iterations: int = SOLVER_ITERATIONS, noise: bool = True) -> None:
         if pacing not in PACINGS:
             raise ValueError(f"pacing must be one of {', '.join(PACINGS)}, got {pacing!r}")
         if not physics_rate > 0:
@@ -91,9 +92,11 @@ class Simulator:
         self.env = SensorEnvironment(client=self.client, world=self.world, gravity=self.spec.gravity,
                                      physics_dt=self.dt, seed=self.seed,
                                      robot_body_ids=lambda: {r.body_id for r in self.robots.values()},
-                                     render_options=render)
+                                     render_options=render, noise=bool(noise))
         self.robots: dict[str, Robot] = {}
         self.wireless = WirelessNetwork(self.client, self.world, self.spec.comm)
+        self.props: dict[str, Prop] = {}
+        self._initial_robots: set[str] | None = None  # robots present at the first tick (kept by reset)
         self.ticks = 0
         self._lock = threading.RLock()
         self._queue: collections.deque[tuple[Command, Future]] = collections.deque()
@@ -123,8 +126,7 @@ class Simulator:
         with self._lock:
             self._check_open()
             name = name or self._default_name(spec.class_name)
-            if name in self.robots or name in self.wireless.stations:
-                raise CommandError(f"a robot named '{name}' already exists")
+            self._check_free(name)
             if position is None:
                 pose = self.world.start_pose(start) if start else self.spec.start_poses[0]
                 xyz, orientation, ground = pose.xyz, pose.rpy, pose.xyz[2]
@@ -153,6 +155,7 @@ class Simulator:
                 p.removeBody(body, physicsClientId=self.client)
                 raise
             self.robots[name] = robot
+            robot.spawn_pose = (base, frames.quaternion_from_euler(orientation))
             robot.on_spawned(self.time)
             log.info("spawned %s (%s) at %s", name, spec.class_name, base)
             return robot
@@ -187,13 +190,85 @@ class Simulator:
             if candidate not in self.robots and candidate not in self.wireless.stations:
                 return candidate
 
+    def _check_free(self, name: str) -> None:
+        """Robots, ComStations and props share one name space."""
+        if name in self.robots or name in self.wireless.stations:
+            raise CommandError(f"a robot named '{name}' already exists")
+        if name in self.props:
+            raise CommandError(f"a prop named '{name}' already exists")
+
+    def spawn_prop(self, name: str, urdf: str, position: Sequence[float],
+                   orientation: Sequence[float] = (0.0, 0.0, 0.0, 1.0)) -> Prop:
+        """Spawn a passive body from a URDF path or URDF text at a world pose (quaternion x, y, z, w)."""
+        with self._lock:
+            self._check_open()
+            if not name:
+                raise CommandError("a prop needs a name")
+            self._check_free(name)
+            prop = load_prop(self.client, name, urdf, position, orientation)
+            self.props[name] = prop
+            return prop
+
     def remove(self, name: str) -> None:
-        """Remove a robot or ComStation (no error if it is already gone)."""
+        """Remove a robot, ComStation or prop (no error if it is already gone)."""
         with self._lock:
             self.wireless.remove_station(name)
-            robot = self.robots.pop(name, None)
-            if robot is not None and not self._closed:
-                p.removeBody(robot.body_id, physicsClientId=self.client)
+            entity = self.robots.pop(name, None) or self.props.pop(name, None)
+            if entity is not None and not self._closed:
+                p.removeBody(entity.body_id, physicsClientId=self.client)
+
+    def body_id(self, name: str) -> int:
+        """PyBullet body of a robot or prop."""
+        entity = self.robots.get(name) or self.props.get(name)
+        if entity is None:
+            raise CommandError(f"no entity named '{name}' (entities: {', '.join(self.entity_names()) or 'none'})")
+        return entity.body_id
+
+    def entity_names(self) -> list[str]:
+        """Robots then props, in spawn order."""
+        return [*self.robots, *self.props]
+
+    def entity_state(self, name: str) -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...], tuple[float, ...]]:
+        """World position, quaternion (x, y, z, w), linear and angular velocity of a robot or prop now."""
+        with self._lock:
+            body = self.body_id(name)
+            position, orientation = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
+            linear, angular = p.getBaseVelocity(body, physicsClientId=self.client)
+            return tuple(position), tuple(orientation), tuple(linear), tuple(angular)
+
+    def set_state(self, name: str, position: Sequence[float] | None = None,
+                  orientation: Sequence[float] | None = None, linear: Sequence[float] | None = None,
+                  angular: Sequence[float] | None = None) -> None:
+        """Teleport a robot or prop and/or set its world-frame velocity, between ticks."""
+        with self._lock:
+            self._check_open()
+            set_body_state(self.client, self.body_id(name), position, orientation, linear, angular)
+            robot = self.robots.get(name)
+            if robot is not None:
+                robot.invalidate()
+
+    def reset(self, *, time: bool = True, state: bool = True, spawned: bool = True) -> None:
+        """Back to the start: ``time`` clock to 0, ``state`` robots and props to their spawn poses at rest
+        (joints and drives too; sensors re-reference), ``spawned`` remove what was spawned after the first tick."""
+        with self._lock:
+            self._check_open()
+            self._queue.clear()
+            if spawned:
+                for name in [n for n in self.robots if self._initial_robots is not None and n not in self._initial_robots]:
+                    self.remove(name)
+                for name in list(self.props):
+                    self.remove(name)
+            if time:
+                self.ticks = 0
+            if state:
+                for robot in self.robots.values():
+                    robot.reset_to_spawn()
+                for prop in self.props.values():
+                    set_body_state(self.client, prop.body_id, prop.spawn_position, prop.spawn_orientation,
+                                   (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+            if time or state:
+                for robot in self.robots.values():
+                    robot.on_spawned(self.time)
 
     def add_station(self, name: str | None = None, position: Sequence[float] | None = None, *,
                     start: str | None = None) -> str:
@@ -204,6 +279,8 @@ class Simulator:
             name = name or self._default_name("ComStation")
             if name in self.robots:
                 raise CommandError(f"a robot named '{name}' already exists")
+            if name in self.props:
+                raise CommandError(f"a prop named '{name}' already exists")
             if position is None:
                 position = (self.world.start_pose(start) if start else self.spec.start_poses[0]).xyz
             self.wireless.add_station(name, pose_tuple(position))
@@ -249,6 +326,8 @@ class Simulator:
     def _tick(self) -> list[Reading]:
         with self._lock:
             self._check_open()
+            if self._initial_robots is None:
+                self._initial_robots = set(self.robots)
             self._apply_commands()
             for robot in self.robots.values():
                 robot.update(self.dt)
@@ -320,6 +399,15 @@ class Simulator:
         """Run the paced loop in a background thread (realtime or fast)."""
         if self.pacing == "lockstep":
             raise RuntimeError("lockstep pacing advances only through step()/run_for()")
+        self.play()
+
+    @property
+    def playing(self) -> bool:
+        """True while the background loop advances the simulation."""
+        return self._thread is not None
+
+    def play(self) -> None:
+        """Run the loop in a background thread; under lockstep pacing it runs in real time until paused."""
         if self._thread is not None:
             return
         self._running.set()
@@ -331,7 +419,7 @@ class Simulator:
         sim_start = self.time
         while self._running.is_set():
             self._tick()
-            if self.pacing == "realtime":
+            if self.pacing != "fast":
                 ahead = (self.time - sim_start) - (time.monotonic() - wall_start)
                 if ahead > 0:
                     time.sleep(ahead)
@@ -339,7 +427,7 @@ class Simulator:
                     wall_start, sim_start = time.monotonic(), self.time
 
     def stop(self) -> None:
-        """Stop the background loop (if any) and wait for it."""
+        """Stop the background loop (if any) and wait for it: the simulation is paused."""
         self._running.clear()
         if self._thread is not None:
             self._thread.join()

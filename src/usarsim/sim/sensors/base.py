@@ -60,7 +60,8 @@ class Sensor:
         self.params = params
         self.robot = robot
         self.env = env
-        self.rng = rng
+        self.rng = rng  # noise draws (noise.NoNoise when sensor noise is off)
+        self.layout_rng: np.random.Generator = getattr(rng, "layout", rng)  # draws that are not noise
         self.name = spec.name
         self.type_name = spec.type
         self.frame = spec.frame_id

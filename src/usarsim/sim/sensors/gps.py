@@ -51,8 +51,9 @@ class Gps(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: GpsParams = self.params  # type: ignore[assignment]
-        azimuth = self.rng.uniform(0.0, 2.0 * math.pi, prm.constellation)
-        elevation = np.arcsin(self.rng.uniform(math.sin(prm.min_elevation), 1.0, prm.constellation))
+        sky = self.layout_rng  # the constellation is the world's, not the receiver's error
+        azimuth = sky.uniform(0.0, 2.0 * math.pi, prm.constellation)
+        elevation = np.arcsin(sky.uniform(math.sin(prm.min_elevation), 1.0, prm.constellation))
         # directions in the core world frame (x north, y west, z up); azimuth clockwise from north
         self._sky = np.stack([np.cos(elevation) * np.cos(azimuth), -np.cos(elevation) * np.sin(azimuth),
                               np.sin(elevation)], axis=1)

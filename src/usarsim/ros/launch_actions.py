@@ -1,0 +1,68 @@
+"""launch_ros actions for the launch files: the bridge node and, per robot, RViz, Nav2 and ros2_control.
+
+Used only by ``launch/*.launch.py`` (it imports launch and launch_ros); what to start is decided
+by ``usarsim.launch_support``, which needs no ROS install.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from launch.actions import LogInfo
+from launch_ros.actions import Node
+
+from usarsim.launch_support import (NAV2_PACKAGES, ROS2_CONTROL_PACKAGES, NodeSpec, missing_packages, nav2_nodes,
+                                    nav2_params, not_installed_message, ros2_control_nodes, rviz_node, write_params)
+
+
+def true(text: str) -> bool:
+    """A launch argument's truth value."""
+    return str(text).strip().lower() in ("true", "1", "yes", "on")
+
+
+def node(spec: NodeSpec, output: str = "screen") -> Node:
+    """A launch_ros Node from a NodeSpec."""
+    return Node(package=spec.package, executable=spec.executable, name=spec.name, namespace=spec.namespace or None,
+                parameters=spec.parameters or None, remappings=spec.remappings or None,
+                arguments=spec.arguments or None, output=output)
+
+
+def _world_map(share: Path, world: str) -> Path:
+    named = share / "worlds" / f"{world}_map.yaml"
+    return named if named.is_file() else Path(world).with_name(Path(world).stem + "_map.yaml")
+
+
+def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any],
+                robots: list[tuple[str, str]]) -> list[Any]:
+    """The bridge node, then for each (name, class): Nav2 and ros2_control if asked; RViz for the first robot."""
+    from usarsim.sim.body import generate_urdf
+    from usarsim.sim.catalogue import load_robot
+    from usarsim.sim.ros2_control import controller_name, group_joints
+
+    actions: list[Any] = [Node(package="usarsim", executable="usarsim_node", name="usarsim", output="screen",
+                               parameters=[str(share / "config" / "usarsim_node.yaml"), bridge_params])]
+    namespaced_tf = bool(bridge_params.get("multi_robot"))
+    if true(value.get("nav", "false")):
+        missing = missing_packages(NAV2_PACKAGES)
+        if missing:
+            actions.append(LogInfo(msg=not_installed_message("Nav2", missing, "nav:=true")))
+        else:
+            amcl = value.get("localization") == "amcl"
+            map_yaml = _world_map(share, bridge_params["world"])
+            for name, _ in robots:
+                params = write_params(nav2_params(name, share / "config" / "nav2_params.yaml", map_yaml, amcl), name)
+                actions += [node(spec) for spec in nav2_nodes(name, params, amcl)]
+    if true(value.get("ros2_control", "false")):
+        missing = missing_packages(ROS2_CONTROL_PACKAGES)
+        if missing:
+            actions.append(LogInfo(msg=not_installed_message("ros2_control", missing, "ros2_control:=true")))
+        else:
+            for name, class_name in robots:
+                spec = load_robot(class_name)
+                names = [controller_name(g) for g in group_joints(spec)]
+                controllers = share / "config" / "controllers" / f"{spec.class_name}.yaml"
+                actions += [node(s) for s in ros2_control_nodes(name, generate_urdf(spec), controllers, names)]
+    if true(value.get("rviz", "false")) and robots:
+        fixed = "map" if bridge_params.get("publish_map_to_odom") else "odom"
+        actions.append(node(rviz_node(robots[0][0], share / "config" / "usarsim.rviz", fixed, namespaced_tf), "log"))
+    return actions

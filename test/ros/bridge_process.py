@@ -1,0 +1,115 @@
+"""A bridge node in its own process and a client node here, as a user's second program would talk to it."""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.qos import QoSProfile
+
+
+class BridgeProcess:
+    """``usarsim_node`` started with ``params`` (name:=value strings) on a private domain; a client node spins here."""
+
+    def __init__(self, log_path: Path, params: Sequence[str]) -> None:
+        self.domain = random.Random(os.getpid() ^ hash(tuple(params))).randint(61, 101)
+        env = dict(os.environ, ROS_DOMAIN_ID=str(self.domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
+                   PYTHONUNBUFFERED="1")
+        os.environ.update(ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+        self.log = open(log_path, "w")
+        args = [a for p in params for a in ("-p", p)]
+        self.proc = subprocess.Popen([sys.executable, "-m", "usarsim.ros.node", "--ros-args", *args],
+                                     env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.ctx = rclpy.Context()
+        rclpy.init(context=self.ctx, domain_id=self.domain)
+        self.node = rclpy.create_node("usarsim_test_client", context=self.ctx)
+        self.lock = threading.Lock()
+        self.received: dict[str, list[Any]] = defaultdict(list)
+        self.executor = MultiThreadedExecutor(num_threads=2, context=self.ctx)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def log_tail(self) -> str:
+        self.log.flush()
+        return Path(self.log.name).read_text()[-3000:]
+
+    def listen(self, msg_type: type, topic: str, qos: QoSProfile, key: str | None = None) -> str:
+        """Keep every message of ``topic`` under ``key`` (default: the topic)."""
+        key = key or topic
+
+        def keep(msg: Any) -> None:
+            with self.lock:
+                self.received[key].append(msg)
+
+        self.node.create_subscription(msg_type, topic, keep, qos)
+        return key
+
+    def messages(self, key: str) -> list[Any]:
+        with self.lock:
+            return list(self.received[key])
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            assert self.proc.poll() is None, self.log_tail()
+            time.sleep(0.05)
+        return False
+
+    def call(self, srv_type: type, name: str, request: Any = None, timeout: float = 30.0) -> Any:
+        """Call a service once it is available; the response (fails the test on timeout)."""
+        client = self.node.create_client(srv_type, name)
+        try:
+            assert client.wait_for_service(timeout_sec=timeout), f"{name} not offered\n{self.log_tail()}"
+            future = client.call_async(request if request is not None else srv_type.Request())
+            assert self.wait_for(future.done, timeout), f"{name} did not answer\n{self.log_tail()}"
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def run_action(self, action_type: type, name: str, goal: Any, timeout: float = 60.0) -> tuple[Any, list[Any]]:
+        """Send a goal and wait for its result: (result, feedback messages)."""
+        client = ActionClient(self.node, action_type, name)
+        feedback: list[Any] = []
+        try:
+            assert client.wait_for_server(timeout_sec=timeout), f"{name} not offered\n{self.log_tail()}"
+            sent = client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
+            assert self.wait_for(sent.done, timeout)
+            handle = sent.result()
+            assert handle.accepted
+            done = handle.get_result_async()
+            assert self.wait_for(done.done, timeout), f"{name} did not finish\n{self.log_tail()}"
+            return done.result().result, feedback
+        finally:
+            client.destroy()
+
+    def close(self) -> None:
+        shut_down(self)
+        self.log.close()
+
+
+def shut_down(graph: Any) -> None:
+    """Stop a test's client (``executor``, ``thread``, ``node``, ``ctx``) and then the bridge process (``proc``)."""
+    graph.executor.shutdown()
+    graph.thread.join(timeout=10)
+    graph.node.destroy_node()
+    rclpy.shutdown(context=graph.ctx)
+    if graph.proc.poll() is None:
+        graph.proc.send_signal(signal.SIGINT)
+        try:
+            graph.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            graph.proc.kill()
+            graph.proc.wait()
