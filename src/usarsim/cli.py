@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from usarsim.config_loading import ConfigError
 from usarsim.sim.commands import CommandError
+from usarsim.sim.noise import NO_NOISE_HELP
 
 
 def parse_drive_pair(text: str) -> tuple[float, float]:
@@ -149,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--robot", default="P2AT")
     run.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--no-noise", dest="noise", action="store_false", help="every sensor reads the true value (no noise, bias or missed detections)")
+    run.add_argument("--no-noise", dest="noise", action="store_false", help=NO_NOISE_HELP)
     run.add_argument("--pacing", choices=PACINGS, default="fast")
     run.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
     run.add_argument("--drive", type=parse_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",

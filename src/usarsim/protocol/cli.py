@@ -14,6 +14,7 @@ from usarsim.protocol.grammar import DIALECTS
 from usarsim.protocol.server import DEFAULT_IMAGE_PORT, DEFAULT_PORT
 from usarsim.protocol.units import UNITS
 from usarsim.protocol.wss import DEFAULT_WSS_PORT
+from usarsim.sim.noise import NO_NOISE_HELP
 
 if TYPE_CHECKING:
     from usarsim.protocol.image_server import ImageOptions
@@ -47,7 +48,7 @@ def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.Argumen
                             "default) or udk (the UDK release: one SEN line per sonar, UDK STA order)")
     add_image_arguments(serve)
     add_live_arguments(serve)
-    serve.add_argument("--no-noise", dest="noise", action="store_false", help="every sensor reads the true value (no noise, bias or missed detections)")
+    serve.add_argument("--no-noise", dest="noise", action="store_false", help=NO_NOISE_HELP)
     serve.set_defaults(func=cmd_serve)
     return serve
 

@@ -612,7 +612,8 @@ def initial_joint_transforms(names: RobotNames, t: float = 0.0) -> list[Transfor
 
 
 __all__ = ["CLOCK_TOPIC", "HAVE_TF", "RobotNames", "TF_STATIC_TOPIC", "TF_TOPIC", "UNMEASURED", "battery_state",
-           "camera_info", "clock_message", "compressed_image", "enu_alias", "expected_topics", "ground_truth", "image", "imu", "ins_odometry", "joint_state",
-           "joint_transforms", "laser_scan", "pinhole_info", "rfid_detections", "victim_detections", "map_to_odom", "nav_sat_fix", "odom_transform",
-           "odometry", "point_cloud", "range_message", "reading_to_messages", "stamp", "static_transforms",
-           "supported", "tf_messages", "transform"]
+           "camera_info", "clock_message", "compressed_image", "enu_alias", "expected_topics", "ground_truth",
+           "image", "imu", "ins_odometry", "joint_state", "joint_transforms", "laser_scan", "map_to_odom",
+           "nav_sat_fix", "odom_transform", "odometry", "pinhole_info", "point_cloud", "range_message",
+           "reading_to_messages", "rfid_detections", "stamp", "static_transforms", "supported", "tf_messages",
+           "transform", "victim_detections"]

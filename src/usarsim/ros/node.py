@@ -45,6 +45,7 @@ from usarsim.ros.publisher import PublishQueue
 from usarsim.ros.robot_services import RobotServices
 from usarsim.ros.simulation_control import SimulationControl
 from usarsim.sim.commands import Command, CommandError, SensorCommand
+from usarsim.sim.noise import NO_NOISE_HELP
 from usarsim.sim.readings import CameraImage, OdometryReading, Reading
 from usarsim.sim.robot import Robot
 from usarsim.sim.ros2_control import group_joints
@@ -98,7 +99,7 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
     "imu_orientation": ("world", "IMU orientation reference: world (yaw 0 = world x = north) or enu (yaw 0 = east, "
                                  "REP-103 geographic, what robot_localization's navsat_transform expects)"),
     "enu_frame": ("enu", "Name of a static ENU alias of the world frame on /tf_static (x east, y north); '' for none"),
-    "noise": (True, "Sensor noise; false: every sensor reads the true value"),
+    "noise": (True, f"Sensor noise; false: {NO_NOISE_HELP}"),
     "protocol": (False, "Also serve the USARSim text protocol from this process"),
     "protocol_host": ("127.0.0.1", "Address of the text-protocol server"),
     "protocol_port": (3000, "TCP port of the text protocol"),

@@ -91,7 +91,10 @@ class RobotServices:
             reader = self._device(request.sensor, "RFID reader", self._sensor_names("RFID"))
         except CommandError as exc:
             return self._answer(response, CommandResult(False, message=str(exc)))
-        opcode, params = ("Write", (f"{request.tag_id},{request.memory}",)) if request.memory else ("Erase", (str(request.tag_id),))
+        if request.memory:
+            opcode, params = "Write", (f"{request.tag_id},{request.memory}",)
+        else:  # empty memory: erase, as the protocol's Erase opcode
+            opcode, params = "Erase", (str(request.tag_id),)
         return self._answer(response, self._run(SensorCommand(self.robot.name, reader, opcode, params)))
 
     def release_tag(self, request: Any, response: Any) -> Any:
@@ -115,7 +118,8 @@ class RobotServices:
     def reset_odometry(self, request: Any, response: Any) -> Any:
         names = [request.sensor] if request.sensor else self._sensor_names(*RESETTABLE)
         if not names:
-            return self._answer(response, CommandResult(False, message=f"robot '{self.robot.name}' has no odometry or encoders"))
+            missing = f"robot '{self.robot.name}' has no odometry or encoders"
+            return self._answer(response, CommandResult(False, message=missing))
         failures = []
         for name in names:
             outcome = self._run(SensorCommand(self.robot.name, name, "RESET"))

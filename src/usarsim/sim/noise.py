@@ -114,6 +114,9 @@ class NoNoise:
         return self._filled(0.0, size)
 
 
+NO_NOISE_HELP = "every sensor reads the true value (no noise, bias or missed detections)"
+
+
 def noise_source(seed: int, robot: str, sensor: str, enabled: bool = True) -> np.random.Generator | NoNoise:
     """A sensor's noise generator: its seeded stream, or ``NoNoise`` over that stream when noise is off."""
     rng = sensor_rng(seed, robot, sensor)
