@@ -50,12 +50,15 @@ def missing_packages(packages: tuple[str, ...]) -> list[str]:
     return missing
 
 
-def not_installed_message(feature: str, missing: list[str], argument: str) -> str:
+NAV2_INSTALL = "sudo apt install ros-$ROS_DISTRO-navigation2"
+ROS2_CONTROL_INSTALL = ("sudo apt install ros-$ROS_DISTRO-ros2-control ros-$ROS_DISTRO-ros2-controllers, and build "
+                        "https://github.com/PickNikRobotics/topic_based_ros2_control in your workspace (no binary)")
+
+
+def not_installed_message(feature: str, missing: list[str], argument: str, install: str) -> str:
     """The one clear line a launch prints when ``argument`` asks for software that is not installed."""
-    apt = " ".join(f"ros-$ROS_DISTRO-{p.replace('_', '-')}" for p in missing)
     return (f"{argument} needs {feature}, which is not installed (missing: {', '.join(missing)}). "
-            f"Install it (e.g. sudo apt install {apt}) or start without {argument}; "
-            "the simulator runs without it.")
+            f"Install it ({install}) or start without {argument}; the simulator runs without it.")
 
 
 def nav2_params(robot: str, template: Path, map_yaml: Path, amcl: bool) -> dict[str, Any]:
@@ -124,5 +127,5 @@ def rviz_node(robot: str, config: Path, fixed_frame: str, namespaced_tf: bool) -
                     parameters=[{"use_sim_time": True}], remappings=remaps)
 
 
-__all__ = ["NAV2_PACKAGES", "NodeSpec", "ROS2_CONTROL_PACKAGES", "missing_packages", "nav2_nodes", "nav2_params",
+__all__ = ["NAV2_INSTALL", "NAV2_PACKAGES", "ROS2_CONTROL_INSTALL", "NodeSpec", "ROS2_CONTROL_PACKAGES", "missing_packages", "nav2_nodes", "nav2_params",
            "not_installed_message", "ros2_control_nodes", "rviz_node", "write_params"]

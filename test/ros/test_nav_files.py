@@ -5,7 +5,8 @@ import pytest
 import yaml
 from PIL import Image
 
-from usarsim.launch_support import NAV2_PACKAGES, missing_packages, nav2_nodes, nav2_params, not_installed_message
+from usarsim.launch_support import (NAV2_INSTALL, NAV2_PACKAGES, missing_packages, nav2_nodes, nav2_params,
+                                    not_installed_message)
 from usarsim.paths import share_dir
 from usarsim.sim.world import available_worlds, load_world
 
@@ -52,5 +53,46 @@ def test_launch_parameters_and_cmd_vel_chain():
     assert set(manager.parameters[0]["node_names"]) == {n.name for n in nodes} - {manager.name}
     missing = missing_packages(NAV2_PACKAGES)
     if missing:  # CI: no Nav2; the launch says so in one line
-        message = not_installed_message("Nav2", missing, "nav:=true")
+        message = not_installed_message("Nav2", missing, "nav:=true", NAV2_INSTALL)
         assert "nav:=true" in message and "nav2_bt_navigator" in message
+
+
+def test_launch_starts_a_stack_per_robot(monkeypatch):
+    """robot_stack as `ros2 launch` runs it, with launch_ros's classes recorded instead of started."""
+    import importlib
+    import sys
+    import types
+
+    class Recorded:
+        def __init__(self, **kwargs):
+            self.kwargs = kwargs
+
+    fakes = {"launch": types.ModuleType("launch"), "launch.actions": types.ModuleType("launch.actions"),
+             "launch_ros": types.ModuleType("launch_ros"), "launch_ros.actions": types.ModuleType("launch_ros.actions")}
+    fakes["launch.actions"].LogInfo = Recorded
+    fakes["launch_ros.actions"].Node = Recorded
+    for name, module in fakes.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    sys.modules.pop("usarsim.ros.launch_actions", None)
+    try:
+        _check_stacks(importlib.import_module("usarsim.ros.launch_actions"), monkeypatch)
+    finally:
+        sys.modules.pop("usarsim.ros.launch_actions", None)  # not kept bound to the fakes
+
+
+def _check_stacks(actions, monkeypatch):
+    monkeypatch.setattr(actions, "missing_packages", lambda packages: [])  # as if Nav2 and ros2_control were installed
+    bridge = {"world": "yellow", "robots": ["a:Kenaf", "b:P2AT"], "multi_robot": True, "publish_map_to_odom": True}
+    started = actions.robot_stack(SHARE, {"nav": "true", "ros2_control": "true", "rviz": "true"}, bridge,
+                                  [("a", "Kenaf"), ("b", "P2AT")])
+    by_robot = {}
+    for action in started:
+        by_robot.setdefault(action.kwargs.get("namespace"), []).append(action.kwargs["executable"])
+    for robot in ("a", "b"):
+        assert {"map_server", "planner_server", "controller_server", "bt_navigator", "velocity_smoother",
+                "lifecycle_manager", "ros2_control_node", "spawner"} <= set(by_robot[robot])
+    spawned = [a.kwargs["arguments"][0] for a in started if a.kwargs["executable"] == "spawner"
+               and a.kwargs["namespace"] == "a"]
+    assert spawned == ["flippers_controller", "camerapantilt_controller", "wheels_controller"]
+    rviz = next(a for a in started if a.kwargs["executable"] == "rviz2")
+    assert ("/tf", "/a/tf") in rviz.kwargs["remappings"] and rviz.kwargs["arguments"][-2:] == ["-f", "map"]

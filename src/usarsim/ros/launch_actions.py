@@ -11,8 +11,9 @@ from typing import Any
 from launch.actions import LogInfo
 from launch_ros.actions import Node
 
-from usarsim.launch_support import (NAV2_PACKAGES, ROS2_CONTROL_PACKAGES, NodeSpec, missing_packages, nav2_nodes,
-                                    nav2_params, not_installed_message, ros2_control_nodes, rviz_node, write_params)
+from usarsim.launch_support import (NAV2_INSTALL, NAV2_PACKAGES, ROS2_CONTROL_INSTALL, ROS2_CONTROL_PACKAGES, NodeSpec,
+                                    missing_packages, nav2_nodes, nav2_params, not_installed_message, ros2_control_nodes,
+                                    rviz_node, write_params)
 
 
 def true(text: str) -> bool:
@@ -45,7 +46,7 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
     if true(value.get("nav", "false")):
         missing = missing_packages(NAV2_PACKAGES)
         if missing:
-            actions.append(LogInfo(msg=not_installed_message("Nav2", missing, "nav:=true")))
+            actions.append(LogInfo(msg=not_installed_message("Nav2", missing, "nav:=true", NAV2_INSTALL)))
         else:
             amcl = value.get("localization") == "amcl"
             map_yaml = _world_map(share, bridge_params["world"])
@@ -55,7 +56,8 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
     if true(value.get("ros2_control", "false")):
         missing = missing_packages(ROS2_CONTROL_PACKAGES)
         if missing:
-            actions.append(LogInfo(msg=not_installed_message("ros2_control", missing, "ros2_control:=true")))
+            actions.append(LogInfo(msg=not_installed_message("ros2_control", missing, "ros2_control:=true",
+                                                         ROS2_CONTROL_INSTALL)))
         else:
             for name, class_name in robots:
                 spec = load_robot(class_name)
