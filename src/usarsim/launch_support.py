@@ -61,13 +61,30 @@ def not_installed_message(feature: str, missing: list[str], argument: str, insta
             f"Install it ({install}) or start without {argument}; the simulator runs without it.")
 
 
-def nav2_params(robot: str, template: Path, map_yaml: Path, amcl: bool) -> dict[str, Any]:
-    """The shipped Nav2 parameters under the robot's namespace, with the world's map."""
+def nav2_params(robot: str, template: Path, map_yaml: Path, amcl: bool,
+                initial_pose: tuple[float, float, float] | None = None) -> dict[str, Any]:
+    """The shipped Nav2 parameters under the robot's namespace, with the world's map and, for AMCL,
+    the robot's start pose (x, y, yaw in the map frame)."""
     doc = yaml.safe_load(template.read_text(encoding="utf-8"))
     doc["map_server"]["ros__parameters"]["yaml_filename"] = str(map_yaml)
     if not amcl:
         doc.pop("amcl", None)
+    elif initial_pose is not None:
+        x, y, yaw = (float(v) for v in initial_pose)
+        doc["amcl"]["ros__parameters"]["initial_pose"] = {"x": x, "y": y, "z": 0.0, "yaw": yaw}
     return {robot: doc}
+
+
+def start_pose(world: Any, entry: str) -> tuple[float, float, float]:
+    """(x, y, yaw) where a ``robots`` entry ('name:Class[:start]') starts in ``world`` (a WorldSpec)."""
+    from usarsim.ros.node import parse_robot_entry
+
+    parsed = parse_robot_entry(entry)
+    if parsed.position is not None:
+        return parsed.position[0], parsed.position[1], parsed.yaw or 0.0
+    pose = next((p for p in world.start_poses if parsed.start and p.tag.lower() == parsed.start.lower()),
+                world.start_poses[0])
+    return pose.xyz[0], pose.xyz[1], pose.rpy[2]
 
 
 def write_params(doc: dict[str, Any], stem: str) -> str:
@@ -128,4 +145,4 @@ def rviz_node(robot: str, config: Path, fixed_frame: str, namespaced_tf: bool) -
 
 
 __all__ = ["NAV2_INSTALL", "NAV2_PACKAGES", "ROS2_CONTROL_INSTALL", "NodeSpec", "ROS2_CONTROL_PACKAGES", "missing_packages", "nav2_nodes", "nav2_params",
-           "not_installed_message", "ros2_control_nodes", "rviz_node", "write_params"]
+           "not_installed_message", "ros2_control_nodes", "rviz_node", "start_pose", "write_params"]

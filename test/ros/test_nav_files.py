@@ -1,5 +1,7 @@
 """What Nav2 reads that needs no ROS graph: the shipped maps as map_server loads them, the launch's Nav2
 parameters and cmd_vel chain (test/ros/test_nav_contract.py drives the bridge)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 import yaml
@@ -82,8 +84,9 @@ def test_launch_starts_a_stack_per_robot(monkeypatch):
 
 def _check_stacks(actions, monkeypatch):
     monkeypatch.setattr(actions, "missing_packages", lambda packages: [])  # as if Nav2 and ros2_control were installed
-    bridge = {"world": "yellow", "robots": ["a:Kenaf", "b:P2AT"], "multi_robot": True, "publish_map_to_odom": True}
-    started = actions.robot_stack(SHARE, {"nav": "true", "ros2_control": "true", "rviz": "true"}, bridge,
+    bridge = {"world": "yellow", "robots": ["a:Kenaf", "b:P2AT:Start3"], "multi_robot": True, "publish_map_to_odom": True}
+    started = actions.robot_stack(SHARE, {"nav": "true", "ros2_control": "true", "rviz": "true", "localization": "amcl"},
+                                  bridge,
                                   [("a", "Kenaf"), ("b", "P2AT")])
     by_robot = {}
     for action in started:
@@ -94,5 +97,9 @@ def _check_stacks(actions, monkeypatch):
     spawned = [a.kwargs["arguments"][0] for a in started if a.kwargs["executable"] == "spawner"
                and a.kwargs["namespace"] == "a"]
     assert spawned == ["flippers_controller", "camerapantilt_controller", "wheels_controller"]
+    amcl_b = next(a for a in started if a.kwargs["executable"] == "amcl" and a.kwargs["namespace"] == "b")
+    start = yaml.safe_load(Path(amcl_b.kwargs["parameters"][0]).read_text())["b"]["amcl"]["ros__parameters"]["initial_pose"]
+    start3 = load_world("yellow").start_poses[2]
+    assert (start["x"], start["y"], start["yaw"]) == pytest.approx((start3.xyz[0], start3.xyz[1], start3.rpy[2]))
     rviz = next(a for a in started if a.kwargs["executable"] == "rviz2")
     assert ("/tf", "/a/tf") in rviz.kwargs["remappings"] and rviz.kwargs["arguments"][-2:] == ["-f", "map"]

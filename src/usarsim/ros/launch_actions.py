@@ -13,7 +13,7 @@ from launch_ros.actions import Node
 
 from usarsim.launch_support import (NAV2_INSTALL, NAV2_PACKAGES, ROS2_CONTROL_INSTALL, ROS2_CONTROL_PACKAGES, NodeSpec,
                                     missing_packages, nav2_nodes, nav2_params, not_installed_message, ros2_control_nodes,
-                                    rviz_node, write_params)
+                                    rviz_node, start_pose, write_params)
 
 
 def true(text: str) -> bool:
@@ -48,10 +48,14 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
         if missing:
             actions.append(LogInfo(msg=not_installed_message("Nav2", missing, "nav:=true", NAV2_INSTALL)))
         else:
+            from usarsim.sim.world import load_world
+
             amcl = value.get("localization") == "amcl"
+            world = load_world(bridge_params["world"])
             map_yaml = _world_map(share, bridge_params["world"])
-            for name, _ in robots:
-                params = write_params(nav2_params(name, share / "config" / "nav2_params.yaml", map_yaml, amcl), name)
+            for (name, _), entry in zip(robots, bridge_params["robots"]):
+                doc = nav2_params(name, share / "config" / "nav2_params.yaml", map_yaml, amcl, start_pose(world, entry))
+                params = write_params(doc, name)
                 actions += [node(spec) for spec in nav2_nodes(name, params, amcl)]
     if true(value.get("ros2_control", "false")):
         missing = missing_packages(ROS2_CONTROL_PACKAGES)
