@@ -77,7 +77,7 @@ def nav2_params(robot: str, template: Path, map_yaml: Path, amcl: bool,
 
 def start_pose(world: Any, entry: str) -> tuple[float, float, float]:
     """(x, y, yaw) where a ``robots`` entry ('name:Class[:start]') starts in ``world`` (a WorldSpec)."""
-    from usarsim.ros.node import parse_robot_entry
+    from usarsim.ros.robot_entry import parse_robot_entry
 
     parsed = parse_robot_entry(entry)
     if parsed.position is not None:

@@ -42,6 +42,7 @@ from usarsim.ros import convert
 from usarsim.ros.commands import group_command, joint_state_command, trajectory_command, twist_to_command
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, robot_description
 from usarsim.ros.publisher import PublishQueue
+from usarsim.ros.robot_entry import RobotEntry, parse_robot_entry  # noqa: F401 - re-exported
 from usarsim.ros.robot_services import RobotServices
 from usarsim.ros.simulation_control import SimulationControl
 from usarsim.sim.commands import Command, CommandError, SensorCommand
@@ -118,40 +119,6 @@ RATE_TYPES: dict[str, tuple[str, ...]] = {
     "ground_truth": ("GroundTruth",),
     "points": ("RangeScanner3D", "RangeImager"),
 }
-
-
-@dataclass
-class RobotEntry:
-    """One element of the ``robots`` parameter."""
-
-    name: str | None
-    class_name: str
-    start: str | None = None
-    position: tuple[float, float, float] | None = None
-    yaw: float | None = None
-
-
-def parse_robot_entry(text: str) -> RobotEntry:
-    """Parse 'Class', 'name:Class' or 'name:Class:start' (start: pose name or 'x,y[,z[,yaw]]')."""
-    parts = [p.strip() for p in text.split(":")]
-    if not parts[0] or len(parts) > 3:
-        raise ConfigError(f"bad robots entry {text!r}: expected 'Class', 'name:Class' or 'name:Class:start'")
-    if len(parts) == 1:
-        return RobotEntry(None, parts[0])
-    name, class_name = parts[0], parts[1]
-    if not class_name:
-        raise ConfigError(f"bad robots entry {text!r}: no robot class")
-    start = parts[2] if len(parts) == 3 and parts[2] else None
-    if start is None:
-        return RobotEntry(name, class_name)
-    try:
-        numbers = [float(v) for v in start.split(",")]
-    except ValueError:
-        return RobotEntry(name, class_name, start=start)
-    if not 2 <= len(numbers) <= 4 or not all(math.isfinite(v) for v in numbers):
-        raise ConfigError(f"bad start {start!r}: expected a pose name or 'x,y[,z[,yaw]]'")
-    xyz = (numbers[0], numbers[1], numbers[2] if len(numbers) > 2 else 0.0)
-    return RobotEntry(name, class_name, position=xyz, yaw=numbers[3] if len(numbers) > 3 else None)
 
 
 @dataclass
