@@ -151,7 +151,9 @@ def test_goal_reached_by_a_controller_following_the_shipped_map(nav_bridge):
         msg = TwistStamped()
         msg.header.frame_id = "base_link"
         msg.twist.angular.z = max(-1.0, min(1.0, 2.0 * error))
-        msg.twist.linear.x = 0.35 if abs(error) < 0.5 else 0.0  # turn on the spot first, like RPP
+        remaining = math.hypot(goal[0] - x, goal[1] - y)
+        # turn on the spot first, like RPP; slow down on the last metre so a late TF cannot carry it past the goal
+        msg.twist.linear.x = min(0.35, 0.3 * remaining + 0.05) if abs(error) < 0.5 else 0.0
         cmd_vel.publish(msg)
         return False
 
