@@ -132,7 +132,8 @@ def test_goal_reached_by_a_controller_following_the_shipped_map(nav_bridge):
     tf = TfBuffer(nav_bridge)
     assert nav_bridge.wait_for(lambda: tf.chain("map", "base_link"))
     x, y, _ = tf.pose2d("map", "base_link")
-    goal = (8.0, 3.0)
+    start = load_world("yellow").start_poses[0].xyz
+    goal = (start[0] + 3.5, start[1] + 1.1)  # 3.7 m away, past the arena's inner wall end
     path = plan(free, meta, (x, y), goal)
     cmd_vel = nav_bridge.node.create_publisher(TwistStamped, f"/{ROBOT}/cmd_vel", 10)
     waypoint = iter(path)

@@ -21,6 +21,7 @@ ROBOT = "bot"
 DT = 1.0 / 200.0
 WORLD = load_world("yellow")
 TAG = WORLD.rfid_tags[0]  # 1001, on the floor
+FLOOR = WORLD.start_poses[0].xyz[2]  # the arena is placed in the world frame: its floor is not at z = 0
 BOX_URDF = """<robot name="crate"><link name="crate">
   <inertial><mass value="2"/><inertia ixx="0.05" iyy="0.05" izz="0.05" ixy="0" ixz="0" iyz="0"/></inertial>
   <collision><geometry><box size="0.4 0.4 0.4"/></geometry></collision>
@@ -31,7 +32,7 @@ OK = si.Result.RESULT_OK
 @pytest.fixture(scope="module")
 def bridge(tmp_path_factory):
     b = BridgeProcess(tmp_path_factory.mktemp("services") / "node.log",
-                      ["world:=yellow", f"robots:=['{ROBOT}:P2AT:Start1']", "rates.camera:=1.0"])
+                      ["world:=yellow", f"robots:=['{ROBOT}:RescueP2AT:Start1']", "rates.camera:=1.0"])
     try:
         yield b
     finally:
@@ -125,13 +126,14 @@ def test_named_poses_spawnables_and_worlds(bridge):
 
 
 def test_spawn_robot_and_urdf_then_query_set_and_delete(bridge):
-    res = spawn(bridge, "second", uri="USARBot.P2AT", xyz=(4.0, 1.0, 0.0))
+    x0, y0, _ = WORLD.start_poses[0].xyz
+    res = spawn(bridge, "second", uri="USARBot.P2AT", xyz=(x0 - 0.5, y0 - 0.9, FLOOR))
     assert res.result.result == OK, res.result.error_message
     assert res.entity_name == "second"
     assert spawn(bridge, "second", uri="P2AT").result.result == si.SpawnResult.NAME_NOT_UNIQUE
     assert spawn(bridge, "x", uri="Nonsense").result.result == si.SpawnResult.UNSUPPORTED_FORMAT
     assert spawn(bridge, "y").result.result == si.SpawnResult.NO_RESOURCE
-    crate = spawn(bridge, "crate", text=BOX_URDF, xyz=(3.0, -1.0, 0.5))
+    crate = spawn(bridge, "crate", text=BOX_URDF, xyz=(x0 - 1.5, y0 - 2.9, FLOOR + 0.5))
     assert crate.result.result == OK, crate.result.error_message
     # the new robot is bridged like the first: its topics appear
     assert bridge.wait_for(lambda: "/second/odom" in dict(bridge.node.get_topic_names_and_types()))
@@ -144,10 +146,10 @@ def test_spawn_robot_and_urdf_then_query_set_and_delete(bridge):
     bounds = bridge.call(srv.GetEntityBounds, "/get_entity_bounds", srv.GetEntityBounds.Request(entity="crate"))
     lo, hi = bounds.bounds.points
     assert bounds.bounds.type == si.Bounds.TYPE_BOX and hi.x - lo.x == pytest.approx(0.4, abs=0.05)
-    assert teleport(bridge, "second", (6.0, 2.0, 0.3)).result.result == OK
+    assert teleport(bridge, "second", (x0 + 1.5, y0 + 0.1, FLOOR + 0.3)).result.result == OK
     states = bridge.call(srv.GetEntitiesStates, "/get_entities_states", srv.GetEntitiesStates.Request())
     pose = dict(zip(states.entities, states.states))["second"].pose.position
-    assert (pose.x, pose.y) == pytest.approx((6.0, 2.0), abs=0.1)
+    assert (pose.x, pose.y) == pytest.approx((x0 + 1.5, y0 + 0.1), abs=0.1)
     assert dict(zip(states.entities, states.states))["second"].header.frame_id == "map"
     bad = srv.SetEntityState.Request(entity="second", set_pose=True)
     bad.state.pose.orientation.w = 0.0  # a zero quaternion
@@ -166,11 +168,12 @@ def test_spawn_entities_and_reset(bridge):
     for name, x in (("a1", 3.0), ("a2", 5.0)):
         one = si.SpawnEntity(name=name)
         one.entity_resource.resource_string = BOX_URDF
-        one.initial_pose.pose.position.x, one.initial_pose.pose.position.z = x, 0.5
+        position = one.initial_pose.pose.position
+        position.x, position.y, position.z = x, WORLD.start_poses[1].xyz[1], FLOOR + 0.5
         req.spawn_requests.append(one)
     res = bridge.call(srv.SpawnEntities, "/spawn_entities", req)
     assert res.result.result == OK and [r.entity_name for r in res.results] == ["a1", "a2"]
-    teleport(bridge, ROBOT, (7.0, 3.0, 0.3))
+    teleport(bridge, ROBOT, (7.0, WORLD.start_poses[0].xyz[1] + 1.1, FLOOR + 0.3))
     reset = bridge.call(srv.ResetSimulation, "/reset_simulation", srv.ResetSimulation.Request(
         scope=srv.ResetSimulation.Request.SCOPE_ALL))
     assert reset.result.result == OK
@@ -188,7 +191,7 @@ def test_spawn_entities_and_reset(bridge):
 def test_rfid_read_write_and_release(bridge):
     reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
     key = bridge.listen(RfidTagDetections, f"/{ROBOT}/rfid/RFID", reliable)
-    teleport(bridge, ROBOT, (TAG.xyz[0], TAG.xyz[1], 0.3))
+    teleport(bridge, ROBOT, (TAG.xyz[0], TAG.xyz[1], FLOOR + 0.3))
     assert bridge.wait_for(lambda: any(t.id == 1001 for m in bridge.messages(key) for t in m.tags)), \
         "the reader sees the tag it stands on"
     read = usrv.ReadRfidTag.Request(tag_id=1001)
@@ -209,9 +212,9 @@ def test_rfid_read_write_and_release(bridge):
 
 def test_headlight_flip_odometry_reset_and_scan(bridge):
     assert bridge.call(usrv.SetHeadlight, f"/{ROBOT}/set_headlight", usrv.SetHeadlight.Request(on=True)).success
-    teleport(bridge, ROBOT, (1.0, 1.0, 0.6), yaw=0.0)
+    x, y, _ = WORLD.start_poses[1].xyz
     req = srv.SetEntityState.Request(entity=ROBOT, set_pose=True)  # upside down
-    req.state.pose.position.x, req.state.pose.position.y, req.state.pose.position.z = 1.0, 1.0, 0.6
+    req.state.pose.position.x, req.state.pose.position.y, req.state.pose.position.z = x, y, FLOOR + 0.6
     req.state.pose.orientation.x, req.state.pose.orientation.w = 1.0, 0.0
     bridge.call(srv.SetEntityState, "/set_entity_state", req)
     assert bridge.call(usrv.Flip, f"/{ROBOT}/flip").success
