@@ -27,7 +27,7 @@ from usarsim import frames
 from usarsim.sim.catalogue import RobotSpec, available_robots, load_robot
 from usarsim.sim.commands import AckermannDrive, AerialDrive, WheelDrive
 from usarsim.sim.quiet import quiet_stdout
-from usarsim.sim.raycast import threads_for
+from usarsim.sim.raycast import beam_count, threads_for
 from usarsim.sim.robot import spawn_height
 from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.range import cone_directions
@@ -72,7 +72,7 @@ def ray_loads(spec: RobotSpec) -> list[RayLoad]:
         interval = prm.scan_interval if prm.scan_interval > 0 else spec.msg_period
         period = max(1, round(interval * PHYSICS_RATE))
         if sensor.type in ("RangeScanner", "IRScanner"):
-            rays = int(math.floor(prm.fov / prm.resolution + 1e-9)) + 1
+            rays = beam_count(prm.fov, prm.resolution)
         elif sensor.type == "Sonar":
             rays = len(cone_directions(prm.beam_angle, prm.vertical_beam_angle))
         elif sensor.type == "GPS":

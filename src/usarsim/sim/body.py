@@ -146,7 +146,10 @@ def _joint_xml(name: str, jtype: str, parent: str, child: str, xyz: Vec3, rpy: V
         parts.append(f'    <axis xyz="{_fmt(axis)}"/>')
     if limits is not None:
         lower, upper, effort, velocity = limits
-        parts.append(f'    <limit lower="{lower:.6g}" upper="{upper:.6g}" effort="{effort:.6g}" velocity="{velocity:.6g}"/>')
+        # A continuous joint has no position limits; writing lower = upper = 0 would make PyBullet
+        # clamp every position target (a wheel brake's hold) to 0.
+        bounds = "" if jtype == "continuous" else f'lower="{lower:.6g}" upper="{upper:.6g}" '
+        parts.append(f'    <limit {bounds}effort="{effort:.6g}" velocity="{velocity:.6g}"/>')
     parts.append("  </joint>")
     return "\n".join(parts)
 

@@ -53,6 +53,10 @@ class DriveSpec:
     type: Literal["skid", "differential", "tracked", "ackermann", "aerial", "legged", "none"]
     wheel_radius: float = 0.0
     wheel_separation: float = 0.0  # lateral distance between left and right wheel centres
+    # Skid steering: the track width that turns wheel speeds into the body's yaw rate on a flat
+    # floor (measured by bench/turning.py; wider than wheel_separation because the wheels scrub).
+    # 0 = wheel_separation (an ideal differential drive).
+    effective_track_width: float = 0.0
     wheelbase: float = 0.0  # longitudinal distance front to rear axle
     max_wheel_speed: float = 0.0  # rad/s
     max_torque: float = 60.0  # N*m per wheel motor
@@ -68,6 +72,11 @@ class DriveSpec:
     max_altitude_speed: float = 0.0
     max_yaw_rate: float = 0.0  # rad/s
     response_time: float = 0.3  # s, first-order lag of aerial velocity control
+
+    @property
+    def track_width(self) -> float:
+        """Track width of the skid-steer model (effective if calibrated, else the wheel separation)."""
+        return self.effective_track_width if self.effective_track_width > 0 else self.wheel_separation
 
 
 @dataclass

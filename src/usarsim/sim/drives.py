@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 import pybullet as p
 
 from usarsim.sim.commands import AckermannDrive, AerialDrive, Command, CommandError, WheelDrive
+from usarsim.sim.brakes import WheelBrake
 from usarsim.sim.catalogue import DriveSpec
 
 if TYPE_CHECKING:
@@ -29,8 +30,12 @@ def denormalize(value: float, limit: float) -> float:
 
 
 def twist_to_wheel_speeds(linear: float, angular: float, spec: DriveSpec) -> tuple[float, float]:
-    """(v m/s, omega rad/s, +left) -> (left, right) wheel spin rad/s, scaled to keep the ratio."""
-    r, b = spec.wheel_radius, spec.wheel_separation
+    """(v m/s, omega rad/s, +left) -> (left, right) wheel spin rad/s, scaled to keep the ratio.
+
+    Uses the calibrated track width (``DriveSpec.track_width``), so a skid-steer base
+    given these speeds turns at ``angular`` on a flat floor, not at about half of it.
+    """
+    r, b = spec.wheel_radius, spec.track_width
     left = (linear - angular * b / 2.0) / r
     right = (linear + angular * b / 2.0) / r
     peak = max(abs(left), abs(right))
@@ -41,8 +46,8 @@ def twist_to_wheel_speeds(linear: float, angular: float, spec: DriveSpec) -> tup
 
 
 def wheel_speeds_to_twist(left: float, right: float, spec: DriveSpec) -> tuple[float, float]:
-    """(left, right) wheel spin rad/s -> ideal (v m/s, omega rad/s +left)."""
-    r, b = spec.wheel_radius, spec.wheel_separation
+    """(left, right) wheel spin rad/s -> (v m/s, omega rad/s +left) of the calibrated skid-steer model."""
+    r, b = spec.wheel_radius, spec.track_width
     return r * (left + right) / 2.0, r * (right - left) / b
 
 
@@ -82,9 +87,19 @@ class Drive:
 
 
 class SkidSteerDrive(Drive):
-    """Skid-steer and differential robots: one spin speed per side."""
+    """Skid-steer and differential robots: one spin speed per side.
+
+    Like a real skid-steer motor controller with a yaw-rate gyro, the drive closes a loop
+    on the chassis yaw rate: the command's turn rate (through the calibrated track width)
+    is what the robot does, whatever its heading. PyBullet's contact friction alone is not
+    isotropic (its friction directions follow the world axes), so the open-loop turn rate
+    of a skid-steer robot swings by up to a factor 2 with heading. At zero command the
+    wheels are braked (``brakes.WheelBrake``).
+    """
 
     accepts = (WheelDrive,)
+    # Closed-loop yaw-rate control (bench/turning.py switches it off to measure the open loop).
+    yaw_control: ClassVar[bool] = True
 
     def __init__(self, robot: "Robot") -> None:
         super().__init__(robot)
@@ -92,8 +107,14 @@ class SkidSteerDrive(Drive):
         self.right = [robot.joint_index(j) for j in self.spec.right_wheels]
         if not self.left or not self.right:
             raise CommandError(f"{robot.spec.class_name}: skid drive needs left_wheels and right_wheels")
+        self.left_scale = getattr(self, "left_scale", [1.0] * len(self.left))
+        self.right_scale = getattr(self, "right_scale", [1.0] * len(self.right))
+        self.brake = WheelBrake(robot.client, robot.body_id, self.left + self.right, self.spec.max_torque)
+        self.yaw = YawRateLoop(self.spec)
         self.command = (0.0, 0.0)
-        self._send()
+        self._sent: tuple[float, float] | None = None
+        self._send(*self.command)
+        self.brake.request()
 
     def apply(self, cmd: Command) -> None:
         if not isinstance(cmd, WheelDrive):
@@ -101,24 +122,79 @@ class SkidSteerDrive(Drive):
             return
         limit = self.spec.max_wheel_speed
         if cmd.normalized:
-            self.command = (denormalize(cmd.left, limit), denormalize(cmd.right, limit))
+            self._set((denormalize(cmd.left, limit), denormalize(cmd.right, limit)))
         else:
-            self.command = (clamp(cmd.left, limit), clamp(cmd.right, limit))
-        self._send()
+            self._set((clamp(cmd.left, limit), clamp(cmd.right, limit)))
 
     def stop(self) -> None:
-        self.command = (0.0, 0.0)
-        self._send()
+        self._set((0.0, 0.0))
 
-    def _send(self) -> None:
-        client, body = self.robot.client, self.robot.body_id
+    def _set(self, command: tuple[float, float]) -> None:
+        self.command = command
+        self.yaw.reset()
+        if command == (0.0, 0.0):
+            self.brake.request()
+        else:
+            self.brake.release()
+        self._sent = None
+        self._send(*command)
+
+    def update(self, dt: float) -> None:
+        if self.command == (0.0, 0.0):
+            self.brake.update()
+            return
+        if not self.yaw_control:
+            return
+        base = self.robot.base
+        up = base.rotation[:, 2]
+        if up[2] < YawRateLoop.MIN_UPRIGHT:  # on its side or on a wall: no meaningful yaw rate
+            self.yaw.reset()
+            return
+        measured = float(base.angular_velocity @ up)
+        _, target = wheel_speeds_to_twist(*self.command, self.spec)
+        delta = self.yaw.correction(target, measured, dt)
+        left = clamp(self.command[0] - delta, self.spec.max_wheel_speed)
+        right = clamp(self.command[1] + delta, self.spec.max_wheel_speed)
+        if self._sent is None or abs(left - self._sent[0]) + abs(right - self._sent[1]) > 1e-3:
+            self._send(left, right)
+
+    def _send(self, left: float, right: float) -> None:
+        self._sent = (left, right)
+        if self.brake.engaged:
+            return
         joints = self.left + self.right
-        speeds = [self.command[0]] * len(self.left) + [self.command[1]] * len(self.right)
-        p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, targetVelocities=speeds,
-                                    forces=[self.spec.max_torque] * len(joints), physicsClientId=client)
+        speeds = [left * k for k in self.left_scale] + [right * k for k in self.right_scale]
+        p.setJointMotorControlArray(self.robot.body_id, joints, p.VELOCITY_CONTROL, targetVelocities=speeds,
+                                    forces=[self.spec.max_torque] * len(joints), physicsClientId=self.robot.client)
 
     def power(self) -> float:
         return self.spec.max_torque * (abs(self.command[0]) + abs(self.command[1])) * 0.05
+
+
+class YawRateLoop:
+    """PI loop from yaw-rate error (rad/s) to a wheel-speed difference (rad/s per side)."""
+
+    KP = 1.0  # body rad/s of correction per rad/s of error
+    KI = 20.0  # per second (higher gains ring on the scrubbing chatter of 6-wheelers)
+    # The loop trims the command; it may not add more than this share of the top wheel speed.
+    LIMIT = 0.35
+    MIN_UPRIGHT = 0.5  # cos of the largest tilt (60 deg) at which the loop acts
+
+    def __init__(self, spec: DriveSpec) -> None:
+        self.gain = spec.track_width / (2.0 * spec.wheel_radius) if spec.wheel_radius > 0 else 0.0
+        self.limit = self.LIMIT * spec.max_wheel_speed if spec.max_wheel_speed > 0 else 1.0
+        self.integral = 0.0
+
+    def reset(self) -> None:
+        """Forget the integral (a new command starts from the calibrated model)."""
+        self.integral = 0.0
+
+    def correction(self, target: float, measured: float, dt: float) -> float:
+        """Wheel-speed difference to add (right +, left -) to reach ``target`` yaw rate."""
+        error = target - measured
+        bound = self.limit / max(self.gain * self.KI, 1e-9)
+        self.integral = clamp(self.integral + error * dt, bound)  # no wind-up against a wall
+        return clamp(self.gain * (self.KP * error + self.KI * self.integral), self.limit)
 
 
 class NoDrive(Drive):
@@ -157,5 +233,5 @@ def _load_optional_drives() -> None:
                 raise
 
 
-__all__ = ["AckermannDrive", "AerialDrive", "Drive", "SkidSteerDrive", "bicycle_steer", "clamp",
+__all__ = ["AckermannDrive", "AerialDrive", "Drive", "SkidSteerDrive", "YawRateLoop", "bicycle_steer", "clamp",
            "denormalize", "drive_for", "register_drive", "twist_to_wheel_speeds", "wheel_speeds_to_twist"]

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pybullet as p
-
 from usarsim.sim.drives import SkidSteerDrive, register_drive
 
 if TYPE_CHECKING:
@@ -31,18 +29,10 @@ class TrackedDrive(SkidSteerDrive):
         radii = {w.joint: w.radius for w in robot.spec.body.wheels}
         drive = robot.spec.drive
         sprocket = drive.wheel_radius
-        # set before the base class sends its first (zero) command through _send
-        self._left_scale = roller_spin_scales(sprocket, [radii.get(j, sprocket) for j in drive.left_wheels])
-        self._right_scale = roller_spin_scales(sprocket, [radii.get(j, sprocket) for j in drive.right_wheels])
+        # set before the base class sends its first (zero) command
+        self.left_scale = roller_spin_scales(sprocket, [radii.get(j, sprocket) for j in drive.left_wheels])
+        self.right_scale = roller_spin_scales(sprocket, [radii.get(j, sprocket) for j in drive.right_wheels])
         super().__init__(robot)
-
-    def _send(self) -> None:
-        client, body = self.robot.client, self.robot.body_id
-        joints = self.left + self.right
-        speeds = ([self.command[0] * k for k in self._left_scale]
-                  + [self.command[1] * k for k in self._right_scale])
-        p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, targetVelocities=speeds,
-                                    forces=[self.spec.max_torque] * len(joints), physicsClientId=client)
 
 
 register_drive("tracked", TrackedDrive)

@@ -14,6 +14,7 @@ import numpy as np
 import pybullet as p
 
 from usarsim.sim.body import BodySpec
+from usarsim.sim.brakes import WheelBrake
 from usarsim.sim.catalogue import DriveSpec
 from usarsim.sim.commands import AckermannDrive, AerialDrive, Command
 from usarsim.sim.drives import Drive, bicycle_steer, clamp, denormalize, register_drive
@@ -97,11 +98,9 @@ class AckermannSteerDrive(Drive):
                                for j in spec.front_steer_joints + spec.rear_steer_joints}
         self.front_wheels = {self._knuckle_wheel[j] for j in spec.front_steer_joints}
         self.rear_wheels = {self._knuckle_wheel[j] for j in spec.rear_steer_joints}
-        client, body = robot.client, robot.body_id
-        for j in names:
-            if j not in self.powered:  # free-rolling wheels
-                p.setJointMotorControl2(body, robot.joint_index(j), p.VELOCITY_CONTROL, force=0.0,
-                                        physicsClientId=client)
+        self.free = [robot.joint_index(j) for j in names if j not in self.powered]
+        # a parked car holds every wheel (a parking brake), driven or not
+        self.brake = WheelBrake(robot.client, robot.body_id, [robot.joint_index(j) for j in names], spec.max_torque)
         self.command = (0.0, 0.0, 0.0)
         self._send()
 
@@ -122,6 +121,9 @@ class AckermannSteerDrive(Drive):
         self.command = (0.0, self.command[1], self.command[2])
         self._send()
 
+    def update(self, dt: float) -> None:
+        self.brake.update()
+
     def wheel_targets(self) -> dict[str, tuple[float, float]]:
         """Per wheel joint: (steer angle, spin rad/s) for the current command."""
         speed, front, rear = self.command
@@ -131,10 +133,18 @@ class AckermannSteerDrive(Drive):
     def _send(self) -> None:
         client, body, robot = self.robot.client, self.robot.body_id, self.robot
         targets = self.wheel_targets()
-        powered = [j for j in self.powered if j in targets]
-        p.setJointMotorControlArray(body, [robot.joint_index(j) for j in powered], p.VELOCITY_CONTROL,
-                                    targetVelocities=[targets[j][1] for j in powered],
-                                    forces=[self.spec.max_torque] * len(powered), physicsClientId=client)
+        if self.command[0] != 0.0:
+            self.brake.release()
+        else:
+            self.brake.request()
+        if not self.brake.engaged:
+            powered = [j for j in self.powered if j in targets]
+            p.setJointMotorControlArray(body, [robot.joint_index(j) for j in powered], p.VELOCITY_CONTROL,
+                                        targetVelocities=[targets[j][1] for j in powered],
+                                        forces=[self.spec.max_torque] * len(powered), physicsClientId=client)
+            if self.free:  # free-rolling wheels
+                p.setJointMotorControlArray(body, self.free, p.VELOCITY_CONTROL, forces=[0.0] * len(self.free),
+                                            physicsClientId=client)
         for joint_name in self.spec.front_steer_joints + self.spec.rear_steer_joints:
             wheel = self._knuckle_wheel[joint_name]
             angle = targets[wheel][0] if wheel in targets else 0.0

@@ -7,6 +7,7 @@ workers would cost more than the rays.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -18,7 +19,6 @@ MAX_BATCH = p.MAX_RAY_INTERSECTION_BATCH_SIZE - 1
 # From this many rays on, a batch is cast on all cores (measured: 32 rays ~1.5x faster on 2 cores).
 PARALLEL_FROM = 32
 
-
 _all_cores = True
 
 
@@ -27,6 +27,17 @@ def use_all_cores(enabled: bool) -> None:
     since the cores are already the workers'."""
     global _all_cores
     _all_cores = enabled
+
+
+# A fan whose last beam falls within this fraction of a step of the field-of-view edge still
+# gets that beam: documented steps are rounded (pi/180 as 0.0174533), so fov/step lands a
+# hair below the whole number it stands for (179.99995 for 180 degrees).
+STEP_TOLERANCE = 0.01
+
+
+def beam_count(fov: float, step: float) -> int:
+    """Beams of a fan from -fov/2 in ``step`` increments up to fov/2 (181 for 180 degrees in 1 degree steps)."""
+    return int(math.floor(fov / step + STEP_TOLERANCE)) + 1
 
 
 def threads_for(rays: int) -> int:

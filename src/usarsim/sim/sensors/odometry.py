@@ -1,7 +1,9 @@
 """Wheel odometry: dead reckoning from the simulated wheel angles (spec sensors.md §5).
 
-Spin angles are quantised to the encoder resolution; drift emerges from the
-physics (skid-steer slip) and optional wheel radius/separation errors.
+Spin angles are quantised to the encoder resolution. Headings use the drive's calibrated
+track width (``DriveSpec.track_width``), the model the drive itself turns by, so skid-steer
+odometry does not over-read turns; drift emerges from the remaining slip and the optional
+wheel radius/separation errors.
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ class Odometry(Sensor):
         right = prm.right_tire or (drive.right_wheels[0] if drive.right_wheels else "")
         self._joints = (self.robot.joint_index(left), self.robot.joint_index(right))
         self._radius = drive.wheel_radius * (1.0 + prm.radius_error)
-        self._separation = drive.wheel_separation * (1.0 + prm.separation_error)
+        self._separation = drive.track_width * (1.0 + prm.separation_error)
         self._reset_pose()
         self._ticks = (0, 0)
         self._last_time = 0.0

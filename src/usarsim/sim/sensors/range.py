@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from usarsim.sim import noise
-from usarsim.sim.raycast import ray_test
+from usarsim.sim.raycast import beam_count, ray_test
 from usarsim.sim.readings import RangeReading, RangeScan, Reading
 from usarsim.sim.sensors.base import CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -78,7 +78,7 @@ class LaserScanner(Sensor):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         prm: ScannerParams = self.params  # type: ignore[assignment]
-        count = int(math.floor(prm.fov / prm.resolution + 1e-6)) + 1
+        count = beam_count(prm.fov, prm.resolution)
         angles = -prm.fov / 2.0 + prm.resolution * np.arange(count)
         if prm.pitch_plane:
             self._local = np.stack([np.cos(angles), np.zeros(count), np.sin(angles)], axis=1)

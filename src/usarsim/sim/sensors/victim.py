@@ -14,12 +14,12 @@ per ray unless ``dedupe`` keeps only the closest hit per (victim, part);
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from usarsim.sim.raycast import beam_count
 from usarsim.sim.readings import VictimPartSeen, VictimReading
 from usarsim.sim.sensors.base import CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -55,8 +55,8 @@ def grid_directions(horizontal_fov: float, horizontal_step: float, vertical_fov:
         raise ValueError("horizontal_step and vertical_step must be positive")
     if horizontal_fov < 0 or vertical_fov < 0:
         raise ValueError("horizontal_fov and vertical_fov must be >= 0")
-    columns = int(math.floor(horizontal_fov / horizontal_step + 1e-6)) + 1
-    rows = int(math.floor(vertical_fov / vertical_step + 1e-6)) + 1
+    columns = beam_count(horizontal_fov, horizontal_step)
+    rows = beam_count(vertical_fov, vertical_step)
     yaw = -horizontal_fov / 2.0 + horizontal_step * np.arange(columns)
     pitch = -vertical_fov / 2.0 + vertical_step * np.arange(rows)
     el, az = np.meshgrid(pitch, yaw, indexing="ij")

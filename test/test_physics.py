@@ -1,0 +1,177 @@
+"""Physics that holds still and turns true: brakes, heading-independent turning, the
+calibrated skid-steer model (twist tracking, odometry) and scan-grid sizes.
+
+The ramp and floor are built here, so the tests do not depend on any arena's layout.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from usarsim import frames
+from usarsim.sim.catalogue import available_robots, load_robot
+from usarsim.sim.commands import WheelDrive
+from usarsim.sim.drives import twist_to_wheel_speeds
+from usarsim.sim.raycast import beam_count
+from usarsim.sim.readings import OdometryReading
+from usarsim.sim.sensors import registry
+from usarsim.sim.simulator import Simulator
+from usarsim.sim.world import FloorSpec, GpsOrigin, StartPose, WorldSpec
+from usarsim.sim.world_geometry import StaticItem
+
+SLOPE = math.radians(15.0)
+RAMP_LENGTH = 40.0
+GROUND = [c for c in available_robots() if load_robot(c).drive.type not in ("aerial", "none")]
+SKID = [c for c in available_robots() if load_robot(c).drive.type in ("skid", "differential", "tracked")]
+# Open-loop turn rate of these swings by a factor 1.3-2 with heading; the yaw loop narrows it to
+# about 8-17 %, not yet to 5 % (see docs/architecture.md).
+TURN_NOT_YET_WITHIN_5_PERCENT = {"ATRVJr", "TeleMax"}
+
+
+def ramp_world() -> WorldSpec:
+    """A flat floor and one long 15 degree ramp rising toward +x, centred on the origin."""
+    return WorldSpec(name="ramp", description="brake test", gps_origin=GpsOrigin(lat=0.0, lon=0.0, alt=0.0),
+                     start_poses=[StartPose("Start1", (0.0, 0.0, 0.0))], floor=FloorSpec(size=(200.0, 200.0)),
+                     static=[StaticItem(kind="ramp", xyz=(0.0, 0.0, 0.0),
+                                        size=(RAMP_LENGTH, 8.0 * len(GROUND), RAMP_LENGTH * math.tan(SLOPE)))])
+
+
+def yaw_of(truth) -> float:
+    return frames.euler_from_quaternion(truth.orientation)[2]
+
+
+@pytest.fixture(scope="module")
+def parked():
+    """Every ground class parked with zero drive on the floor and on the ramp: drift (mm) in 60 s."""
+    with Simulator(ramp_world(), seed=3) as sim:
+        names = []
+        for k, cls in enumerate(GROUND):
+            y = -4.0 * len(GROUND) + 8.0 * k
+            sim.spawn(cls, f"flat_{cls}", position=(-RAMP_LENGTH, y, 0.0))
+            ramp_z = (RAMP_LENGTH / 2) * math.tan(SLOPE) + 0.05  # the ramp's surface at x = 0
+            sim.spawn(cls, f"ramp_{cls}", position=(0.0, y, ramp_z), rpy=(0.0, -SLOPE, 0.0))
+            names += [f"flat_{cls}", f"ramp_{cls}"]
+        sim.run_for(3.0)  # settle onto the ground
+        start = {n: np.array(sim.ground_truth(n).position) for n in names}
+        sim.run_for(60.0)
+        yield {n: 1000.0 * float(np.linalg.norm(np.array(sim.ground_truth(n).position) - start[n])) for n in names}
+
+
+@pytest.mark.parametrize("cls", GROUND)
+def test_a_parked_robot_stays_parked_on_the_flat_and_on_a_15_degree_ramp(parked, cls):
+    assert parked[f"flat_{cls}"] < 1.0, (cls, parked[f"flat_{cls}"])
+    assert parked[f"ramp_{cls}"] < 5.0, (cls, parked[f"ramp_{cls}"])
+
+
+def turn_rates_by_heading(cls: str, bins: int = 16) -> list[float]:
+    """Mean yaw rate per heading bin over one full turn in place at 0.2 m/s wheel surface speed."""
+    drive = load_robot(cls).drive
+    spin = min(0.2 / drive.wheel_radius, drive.max_wheel_speed)
+    with Simulator("empty", seed=1) as sim:
+        sim.spawn(cls, "r", position=(0.0, 0.0, 0.0))
+        sim.run_for(0.5)
+        sim.submit(WheelDrive("r", -spin, spin))
+        sim.run_for(1.0)
+        headings, rates, turned, last = [], [], 0.0, None
+        while turned < 2 * math.pi + 0.3 and sim.time < 120:
+            sim.step(4)
+            truth = sim.ground_truth("r")
+            yaw = yaw_of(truth)
+            turned += 0.0 if last is None else abs(math.remainder(yaw - last, 2 * math.pi))
+            last = yaw
+            headings.append(yaw)
+            rates.append(truth.angular_velocity[2])
+    index = ((np.degrees(headings) % 360.0) // (360.0 / bins)).astype(int)
+    values = np.array(rates)
+    return [float(values[index == b].mean()) for b in range(bins)]
+
+
+@pytest.mark.parametrize("cls", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="turn rate varies > 5 %"))
+                                 if c in TURN_NOT_YET_WITHIN_5_PERCENT else c for c in SKID])
+def test_turn_rate_in_place_does_not_depend_on_heading(cls):
+    rates = turn_rates_by_heading(cls)
+    assert max(rates) / min(rates) < 1.05, (cls, [round(r, 3) for r in rates])
+
+
+@pytest.mark.parametrize("linear,angular", [(0.3, 0.0), (0.0, 0.5), (0.25, 0.3)])
+def test_a_skid_steer_base_tracks_the_commanded_twist(linear, angular):
+    spec = load_robot("P2AT")
+    with Simulator("empty", seed=2) as sim:
+        sim.spawn("P2AT", "r", position=(0.0, 0.0, 0.0))
+        sim.run_for(0.5)
+        sim.submit(WheelDrive("r", *twist_to_wheel_speeds(linear, angular, spec.drive)))
+        sim.run_for(1.0)  # spin up
+        before = sim.ground_truth("r")
+        unwrapped, last, seconds = 0.0, yaw_of(before), 4.0
+        for _ in range(int(seconds / 0.05)):
+            sim.run_for(0.05)
+            yaw = yaw_of(sim.ground_truth("r"))
+            unwrapped += math.remainder(yaw - last, 2 * math.pi)
+            last = yaw
+        after = sim.ground_truth("r")
+    omega = unwrapped / seconds
+    # mean forward speed: the chord of an arc understates it, so compare the path speed along the arc
+    chord = float(np.linalg.norm(np.array(after.position[:2]) - np.array(before.position[:2])))
+    speed = chord / seconds if abs(unwrapped) < 1e-3 else chord * abs(unwrapped) / (2 * math.sin(abs(unwrapped) / 2)) / seconds
+    assert omega == pytest.approx(angular, abs=0.1 * max(abs(angular), 0.05)), omega
+    if linear:  # turning in place, the centre wanders a few cm: no speed to compare
+        assert speed == pytest.approx(abs(linear), rel=0.1), speed
+
+
+@pytest.mark.xfail(strict=True, reason="the yaw loop trims wheel speeds by heading; odometry under-reads 10-17 %")
+@pytest.mark.parametrize("cls", ["P2AT", "Kenaf"])
+def test_wheel_odometry_heading_over_a_full_turn_in_place(cls):
+    spec = load_robot(cls)
+    with Simulator("empty", seed=2) as sim:
+        sim.spawn(cls, "r", position=(0.0, 0.0, 0.0))
+        sim.run_for(0.5)
+        sim.submit(WheelDrive("r", *twist_to_wheel_speeds(0.0, 0.6, spec.drive)))
+        true_turn, odo_turn, last_yaw, last_theta = 0.0, 0.0, yaw_of(sim.ground_truth("r")), None
+        while true_turn < 2 * math.pi and sim.time < 60:
+            for reading in sim.run_for(0.05):
+                if isinstance(reading, OdometryReading):
+                    if last_theta is not None:
+                        odo_turn += math.remainder(reading.theta - last_theta, 2 * math.pi)
+                    last_theta = reading.theta
+            yaw = yaw_of(sim.ground_truth("r"))
+            true_turn += math.remainder(yaw - last_yaw, 2 * math.pi)
+            last_yaw = yaw
+    assert true_turn >= 2 * math.pi
+    assert odo_turn == pytest.approx(true_turn, rel=0.05), (odo_turn, true_turn)
+
+
+@pytest.mark.parametrize("fov,step,count", [(math.pi, 0.0174533, 181), (3.1416, 0.0174, 181),
+                                            (0.5235988, 0.0349066, 16), (math.radians(30), math.radians(2), 16),
+                                            (math.pi, 0.0174, 181)])
+def test_beam_count_of_documented_fans(fov, step, count):
+    assert beam_count(fov, step) == count
+
+
+def documented_count(fov: float, step: float) -> int:
+    """Beams a fan's parameters describe: one per whole step, the edge included when fov/step is
+    a whole number up to the rounding of the step (the documents give steps to 6-7 digits)."""
+    ratio = fov / step
+    whole = round(ratio)
+    return (whole if abs(ratio - whole) < 1e-4 * max(whole, 1) else math.floor(ratio)) + 1
+
+
+def test_every_shipped_scanner_and_laser_has_the_grid_its_parameters_describe():
+    checked = 0
+    with Simulator("empty", seed=0) as sim:
+        for cls in available_robots():
+            spec = load_robot(cls)
+            lasers = [s for s in spec.sensors if s.type in ("RangeScanner", "IRScanner", "RangeScanner3D", "RangeImager")]
+            if not lasers:
+                continue
+            robot = sim.spawn(cls, f"g_{cls}", position=(10.0 * checked, 50.0, 0.0))
+            for s in lasers:
+                prm = registry.params_for(s)
+                sensor = robot.sensor(s.name)
+                if s.type in ("RangeScanner", "IRScanner"):
+                    expected = documented_count(prm.fov, prm.resolution)
+                else:
+                    expected = (documented_count(prm.vertical_fov, prm.vertical_step)
+                                * documented_count(prm.horizontal_fov, prm.horizontal_step))
+                assert len(sensor._local) == expected, (cls, s.name, len(sensor._local), expected)
+                checked += 1
+    assert checked >= 5
