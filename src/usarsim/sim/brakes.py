@@ -6,6 +6,12 @@ at target 0 let a robot creep (23 mm a minute on a flat floor, 41 mm in 10 s on 
 degree ramp at 20 solver iterations), because every step's velocity error is forgotten.
 A position hold corrects the accumulated error instead, so a parked robot stays put.
 
+A held wheel can still slide on the ground: the contact solver's friction, solved per step
+to a tolerance, lets a heavy tracked robot slip about 10 mm a minute down the ramp with its
+rollers locked. While the brake holds, the wheels' contacts are therefore friction anchors
+(PyBullet's ``frictionAnchor``: a contact keeps its first point and corrects the drift from
+it); they are ordinary contacts again once the robot drives.
+
 The brake engages once every braked wheel has slowed below ``STOPPED`` and the chassis
 below ``CHASSIS_STOPPED`` (so a moving robot comes to rest on its motors instead of being
 yanked back to where the command came), and releases on the next non-zero command.
@@ -45,7 +51,13 @@ class WheelBrake:
     def release(self) -> None:
         """A motion command came: the caller sends its own motor commands, which replace the hold."""
         self.wanted = False
+        if self.engaged:
+            self._anchor(False)
         self.engaged = False
+
+    def _anchor(self, on: bool) -> None:
+        for joint in self.joints:
+            p.changeDynamics(self.body, joint, frictionAnchor=int(on), physicsClientId=self.client)
 
     def update(self) -> None:
         """Engage the hold once a requested brake finds every wheel stopped."""
@@ -62,6 +74,7 @@ class WheelBrake:
                                     targetPositions=[s[0] for s in states], targetVelocities=[0.0] * n,
                                     forces=[self.torque] * n, positionGains=[HOLD_POSITION_GAIN] * n,
                                     velocityGains=[HOLD_VELOCITY_GAIN] * n, physicsClientId=self.client)
+        self._anchor(True)
         self.engaged = True
 
 

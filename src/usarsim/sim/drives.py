@@ -172,26 +172,36 @@ class SkidSteerDrive(Drive):
 
 
 class YawRateLoop:
-    """PI loop from yaw-rate error (rad/s) to a wheel-speed difference (rad/s per side)."""
+    """PI loop from yaw-rate error (rad/s) to a wheel-speed difference (rad/s per side).
 
-    KP = 1.0  # body rad/s of correction per rad/s of error
-    KI = 20.0  # per second (higher gains ring on the scrubbing chatter of 6-wheelers)
+    The gyro rate is low-passed (``TAU``): skid-steer wheels scrub in stick-slip, and a loop
+    acting on the raw rate rings on that chatter.
+    """
+
+    KP = 1.5  # body rad/s of correction per rad/s of error
+    KI = 40.0  # per second
+    TAU = 0.1  # s, gyro low-pass
     # The loop trims the command; it may not add more than this share of the top wheel speed.
-    LIMIT = 0.35
+    LIMIT = 0.5
     MIN_UPRIGHT = 0.5  # cos of the largest tilt (60 deg) at which the loop acts
 
     def __init__(self, spec: DriveSpec) -> None:
         self.gain = spec.track_width / (2.0 * spec.wheel_radius) if spec.wheel_radius > 0 else 0.0
         self.limit = self.LIMIT * spec.max_wheel_speed if spec.max_wheel_speed > 0 else 1.0
         self.integral = 0.0
+        self.rate: float | None = None
 
     def reset(self) -> None:
         """Forget the integral (a new command starts from the calibrated model)."""
         self.integral = 0.0
+        self.rate = None
 
     def correction(self, target: float, measured: float, dt: float) -> float:
         """Wheel-speed difference to add (right +, left -) to reach ``target`` yaw rate."""
-        error = target - measured
+        if self.rate is None:
+            self.rate = measured
+        self.rate += (measured - self.rate) * dt / (self.TAU + dt)
+        error = target - self.rate
         bound = self.limit / max(self.gain * self.KI, 1e-9)
         self.integral = clamp(self.integral + error * dt, bound)  # no wind-up against a wall
         return clamp(self.gain * (self.KP * error + self.KI * self.integral), self.limit)

@@ -56,7 +56,7 @@ def _load_egl(client: int) -> bool:
 
 # Constraint-solver iterations per step. PyBullet's default of 50 costs 40 % more per step
 # with several robots and changes nothing measurable in their motion at 200 Hz.
-SOLVER_ITERATIONS = 30
+SOLVER_ITERATIONS = 20
 # Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
 # cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
 # are far cheaper than against the faceted hulls PyBullet makes of them otherwise.

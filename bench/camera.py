@@ -1,0 +1,83 @@
+"""Camera benchmark: the simulator's P2AT camera vs raw ``getCameraImage``, same run.
+
+For each image size (320x240 and 640x480) and each renderer available (TinyRenderer
+always; EGL where PyBullet's EGL plugin loads), renders the P2AT camera in ``yellow``
+through the simulator (``Camera.read``: mount pose, view and projection matrices, render,
+RGB bytes, the reading) and with raw ``getCameraImage`` given the very same view and
+projection matrices, interleaved so both see the same load. Prints frames/s and the ratio.
+
+    .venv/bin/python bench/camera.py [--frames 30] [--world yellow]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import time
+
+import pybullet as p
+
+from usarsim.sim.sensors.camera import Camera, vertical_fov
+from usarsim.sim.simulator import Simulator
+
+SIZES = ((320, 240), (640, 480))
+
+
+def camera_of(sim: Simulator) -> Camera:
+    robot = sim.spawn("P2AT", "R1")
+    sim.run_for(0.5)
+    return next(s for s in robot.sensors if isinstance(s, Camera))
+
+
+def raw_matrices(camera: Camera) -> tuple[list[float], list[float]]:
+    """The view and projection matrices the camera renders with (computed once, as raw code would)."""
+    prm = camera.params
+    eye, rot = camera.robot.mount_pose(camera.spec.mount)
+    view = p.computeViewMatrix(eye.tolist(), (eye + rot[:, 0]).tolist(), rot[:, 2].tolist())
+    projection = p.computeProjectionMatrixFOV(math.degrees(vertical_fov(camera.fov, prm.width, prm.height)),
+                                              prm.width / prm.height, prm.near, prm.far)
+    return view, projection
+
+
+def bench(sim: Simulator, camera: Camera, egl: bool, frames: int, rounds: int = 3) -> list[tuple[str, float, float]]:
+    """(size label, simulator frames/s, raw frames/s) per image size, best of ``rounds``."""
+    renderer = p.ER_BULLET_HARDWARE_OPENGL if egl else p.ER_TINY_RENDERER
+    out = []
+    for width, height in SIZES:
+        camera.params = dataclasses.replace(camera.params, width=width, height=height)
+        view, projection = raw_matrices(camera)
+        sim_best = raw_best = 0.0
+        for _ in range(rounds):  # interleaved so both see the same machine load
+            start = time.perf_counter()
+            for _ in range(frames):
+                p.getCameraImage(width, height, view, projection, renderer=renderer,
+                                 flags=p.ER_NO_SEGMENTATION_MASK, physicsClientId=sim.client)
+            raw_best = max(raw_best, frames / (time.perf_counter() - start))
+            start = time.perf_counter()
+            for _ in range(frames):
+                camera.read(sim.time)
+            sim_best = max(sim_best, frames / (time.perf_counter() - start))
+        out.append((f"{width}x{height}", sim_best, raw_best))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--frames", type=int, default=30)
+    parser.add_argument("--world", default="yellow")
+    args = parser.parse_args()
+    print(f"P2AT camera in {args.world}, {args.frames} frames per timing, best of 3")
+    for egl in (False, True):
+        with Simulator(args.world, seed=1, render={"egl": egl}) as sim:
+            if egl and not sim.env.render_options.get("egl"):
+                print("EGL: not available on this machine")
+                continue
+            camera = camera_of(sim)
+            label = f"EGL ({sim.env.render_options.get('egl_device', 'EGL')})" if egl else "TinyRenderer"
+            for size, sim_rate, raw_rate in bench(sim, camera, egl, args.frames):
+                print(f"{label:28s} {size:8s} simulator {sim_rate:7.1f} frames/s   raw {raw_rate:7.1f} frames/s"
+                      f"   ratio {sim_rate / raw_rate:.2f}")
+
+
+if __name__ == "__main__":
+    main()
