@@ -73,7 +73,7 @@ def main() -> None:
                 print("EGL: not available on this machine")
                 continue
             camera = camera_of(sim)
-            label = f"EGL ({sim.env.render_options.get('egl_device', 'EGL')})" if egl else "TinyRenderer"
+            label = "EGL" if egl else "TinyRenderer"
             for size, sim_rate, raw_rate in bench(sim, camera, egl, args.frames):
                 print(f"{label:28s} {size:8s} simulator {sim_rate:7.1f} frames/s   raw {raw_rate:7.1f} frames/s"
                       f"   ratio {sim_rate / raw_rate:.2f}")

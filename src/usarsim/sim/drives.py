@@ -145,12 +145,10 @@ class SkidSteerDrive(Drive):
             return
         if not self.yaw_control:
             return
-        base = self.robot.base
-        up = base.rotation[:, 2]
-        if up[2] < YawRateLoop.MIN_UPRIGHT:  # on its side or on a wall: no meaningful yaw rate
+        measured, upright = self.robot.yaw_rate()
+        if upright < YawRateLoop.MIN_UPRIGHT:  # on its side or on a wall: no meaningful yaw rate
             self.yaw.reset()
             return
-        measured = float(base.angular_velocity @ up)
         _, target = wheel_speeds_to_twist(*self.command, self.spec)
         delta = self.yaw.correction(target, measured, dt)
         left = clamp(self.command[0] - delta, self.spec.max_wheel_speed)

@@ -178,6 +178,20 @@ class Robot:
             self._state = BaseState(np.array(pos), tuple(orn), rot, np.array(lin), np.array(ang))
         return self._state
 
+    def yaw_rate(self) -> tuple[float, float]:
+        """(angular rate about the chassis z axis, world z of that axis): what a body-fixed gyro sees.
+
+        Drive loops ask every tick; unless the tick's state is cached already, this reads the two
+        PyBullet tuples without building the full ``BaseState``.
+        """
+        if self._state is not None:
+            up = self._state.rotation[:, 2]
+            return float(self._state.angular_velocity @ up), float(up[2])
+        _, (x, y, z, w) = p.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)
+        _, (wx, wy, wz) = p.getBaseVelocity(self.body_id, physicsClientId=self.client)
+        up = (2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y))
+        return wx * up[0] + wy * up[1] + wz * up[2], up[2]
+
     def link_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a link frame (merged fixed links resolved)."""
         if link == BASE_LINK:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import collections
 import logging
+import importlib.util
+import os
 import threading
 import time
 from concurrent.futures import Future
@@ -38,19 +40,31 @@ FLOOR_PROBE = 0.05  # m: a spawn location this far below a floor still counts as
 SPAWN_PENETRATION = 0.01  # m: a spawned robot overlapping anything deeper than this is inside it
 
 
-def _load_egl(client: int) -> bool:
-    """Load PyBullet's EGL renderer plugin (GPU camera rendering); False when unavailable."""
-    try:
-        import pkgutil
+# Cameras render through EGL (OpenGL without a display: the GPU where there is one, Mesa's
+# llvmpipe otherwise, still 4x TinyRenderer at 640x480) wherever PyBullet's EGL plugin loads.
+# USARSIM_EGL=0 forces TinyRenderer (the test suite does, to skip the plugin's 0.5 s start-up).
+EGL_ENV = "USARSIM_EGL"
 
-        loader = pkgutil.get_loader("eglRenderer")
-        if loader is None:
+
+def _egl_wanted(option: object) -> bool:
+    """``render={"egl": ...}``: True/False, or "auto" (the default) = unless USARSIM_EGL=0."""
+    if option == "auto":
+        return os.environ.get(EGL_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+    return bool(option)
+
+
+def _load_egl(client: int) -> bool:
+    """Load PyBullet's EGL renderer plugin; False (cameras use TinyRenderer) when unavailable."""
+    try:
+        spec = importlib.util.find_spec("eglRenderer")
+        if spec is None or not spec.origin:
             return False
-        plugin = p.loadPlugin(loader.get_filename(), "_eglRendererPlugin", physicsClientId=client)
+        with quiet_stdout():  # the plugin reports its GL version on stdout
+            plugin = p.loadPlugin(spec.origin, "_eglRendererPlugin", physicsClientId=client)
     except Exception:  # noqa: BLE001 - no EGL: fall back to TinyRenderer
         return False
     if plugin < 0:
-        log.warning("EGL renderer unavailable; cameras use TinyRenderer")
+        log.info("EGL renderer unavailable; cameras use TinyRenderer")
     return plugin >= 0
 
 
@@ -85,9 +99,8 @@ class Simulator:
         # world axes (a P2AT turns 4x slower at some headings); the pyramid model does not.
         p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), enableConeFriction=0,
                                     physicsClientId=self.client)
-        render = dict(render or {})
-        if render.get("egl"):
-            render["egl"] = _load_egl(self.client)
+        render = {"egl": "auto", **(render or {})}
+        render["egl"] = _egl_wanted(render["egl"]) and _load_egl(self.client)  # before any body is loaded
         self.world: BuiltWorld = build_world(self.client, self.spec)
         self.env = SensorEnvironment(client=self.client, world=self.world, gravity=self.spec.gravity,
                                      physics_dt=self.dt, seed=self.seed,
