@@ -1,7 +1,7 @@
 """Camera benchmark: the simulator's P2AT camera vs raw ``getCameraImage``, same run.
 
 For each image size (320x240 and 640x480) and each renderer available (TinyRenderer
-always; EGL where PyBullet's EGL plugin loads), renders the P2AT camera in ``yellow``
+always; EGL where PyBullet's EGL plugin loads, on the GPU or else on Mesa's llvmpipe), renders the P2AT camera in ``yellow``
 through the simulator (``Camera.read``: mount pose, view and projection matrices, render,
 RGB bytes, the reading) and with raw ``getCameraImage`` given the very same view and
 projection matrices, interleaved so both see the same load. Prints frames/s and the ratio.
@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import os
 import time
 
 import pybullet as p
 
 from usarsim.sim.sensors.camera import Camera, vertical_fov
-from usarsim.sim.simulator import Simulator
+from usarsim.sim.simulator import GPU_DEVICES, Simulator, egl_wanted
 
 SIZES = ((320, 240), (640, 480))
 
@@ -66,14 +67,16 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=30)
     parser.add_argument("--world", default="yellow")
     args = parser.parse_args()
-    print(f"P2AT camera in {args.world}, {args.frames} frames per timing, best of 3")
+    print(f"P2AT camera in {args.world}, {args.frames} frames per timing, best of 3; "
+          f"the simulator's default renderer here: {'EGL' if egl_wanted('auto') else 'TinyRenderer'}")
+    gpu = any(os.path.exists(device) for device in GPU_DEVICES)
     for egl in (False, True):
         with Simulator(args.world, seed=1, render={"egl": egl}) as sim:
             if egl and not sim.env.render_options.get("egl"):
                 print("EGL: not available on this machine")
                 continue
             camera = camera_of(sim)
-            label = "EGL" if egl else "TinyRenderer"
+            label = ("EGL on GPU" if gpu else "EGL, no GPU (llvmpipe)") if egl else "TinyRenderer"
             for size, sim_rate, raw_rate in bench(sim, camera, egl, args.frames):
                 print(f"{label:28s} {size:8s} simulator {sim_rate:7.1f} frames/s   raw {raw_rate:7.1f} frames/s"
                       f"   ratio {sim_rate / raw_rate:.2f}")

@@ -182,6 +182,7 @@ class YawRateLoop:
     # The loop trims the command; it may not add more than this share of the top wheel speed.
     LIMIT = 0.5
     MIN_UPRIGHT = 0.5  # cos of the largest tilt (60 deg) at which the loop acts
+    SETTLING = 0.5  # the integral acts once the rate is within this share of the target
 
     def __init__(self, spec: DriveSpec) -> None:
         self.gain = spec.track_width / (2.0 * spec.wheel_radius) if spec.wheel_radius > 0 else 0.0
@@ -200,8 +201,9 @@ class YawRateLoop:
             self.rate = measured
         self.rate += (measured - self.rate) * dt / (self.TAU + dt)
         error = target - self.rate
-        bound = self.limit / max(self.gain * self.KI, 1e-9)
-        self.integral = clamp(self.integral + error * dt, bound)  # no wind-up against a wall
+        if abs(error) <= self.SETTLING * abs(target) + 0.02:  # not while spinning up: that would overshoot
+            bound = self.limit / max(self.gain * self.KI, 1e-9)
+            self.integral = clamp(self.integral + error * dt, bound)  # no wind-up against a wall
         return clamp(self.gain * (self.KP * error + self.KI * self.integral), self.limit)
 
 

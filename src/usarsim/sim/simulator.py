@@ -40,17 +40,22 @@ FLOOR_PROBE = 0.05  # m: a spawn location this far below a floor still counts as
 SPAWN_PENETRATION = 0.01  # m: a spawned robot overlapping anything deeper than this is inside it
 
 
-# Cameras render through EGL (OpenGL without a display: the GPU where there is one, Mesa's
-# llvmpipe otherwise, still 4x TinyRenderer at 640x480) wherever PyBullet's EGL plugin loads.
-# USARSIM_EGL=0 forces TinyRenderer (the test suite does, to skip the plugin's 0.5 s start-up).
+# Cameras render through EGL (OpenGL without a display) when the machine has a GPU render device
+# and PyBullet's EGL plugin loads. Without a GPU, EGL falls back to Mesa's llvmpipe, which is
+# slower than TinyRenderer at 320x240 and does not draw meshes given as vertex lists (ramps), so
+# "auto" keeps TinyRenderer there. USARSIM_EGL=1 forces EGL, USARSIM_EGL=0 forbids it.
 EGL_ENV = "USARSIM_EGL"
+GPU_DEVICES = ("/dev/nvidia0", "/dev/dri/renderD128")
 
 
-def _egl_wanted(option: object) -> bool:
-    """``render={"egl": ...}``: True/False, or "auto" (the default) = unless USARSIM_EGL=0."""
-    if option == "auto":
-        return os.environ.get(EGL_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
-    return bool(option)
+def egl_wanted(option: object) -> bool:
+    """``render={"egl": ...}``: True/False, or "auto" (the default): USARSIM_EGL, else a GPU is present."""
+    if option != "auto":
+        return bool(option)
+    forced = os.environ.get(EGL_ENV, "").strip().lower()
+    if forced:
+        return forced not in ("0", "false", "no", "off")
+    return any(os.path.exists(device) for device in GPU_DEVICES)
 
 
 def _load_egl(client: int) -> bool:
@@ -100,7 +105,7 @@ class Simulator:
         p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), enableConeFriction=0,
                                     physicsClientId=self.client)
         render = {"egl": "auto", **(render or {})}
-        render["egl"] = _egl_wanted(render["egl"]) and _load_egl(self.client)  # before any body is loaded
+        render["egl"] = egl_wanted(render["egl"]) and _load_egl(self.client)  # before any body is loaded
         self.world: BuiltWorld = build_world(self.client, self.spec)
         self.env = SensorEnvironment(client=self.client, world=self.world, gravity=self.spec.gravity,
                                      physics_dt=self.dt, seed=self.seed,
@@ -456,7 +461,8 @@ class Simulator:
             while self._queue:
                 _, future = self._queue.popleft()
                 future.set_exception(CommandError("simulator closed"))
-            p.disconnect(physicsClientId=self.client)
+            with quiet_stdout():  # the EGL plugin says goodbye on stdout
+                p.disconnect(physicsClientId=self.client)
 
     def _check_open(self) -> None:
         if self._closed:
