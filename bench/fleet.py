@@ -5,9 +5,9 @@ Zerg, Kurt2D, Kenaf, Talon and AirRobot, or the classes given with --classes) an
 ratio against raw PyBullet doing the same work in the same run: the same world and
 URDFs, the same motor, friction and joint-hold settings and wheel commands, the same
 thrust calls for rotorcraft, and the same number of rays per range sensor at the same
-rates (laser scans, sonar/IR cones, GPS sky rays, victim-sensor grids; large batches on
-all cores, as the simulator casts them), plus the state queries odometry and
-INS need. Cameras are off in both (they render only when a client asks for images).
+rates, in the same directions from the same mounts as the sensors cast them (laser fans,
+sonar/IR cones, GPS sky rays, victim-sensor and 3-D scanner grids; one batch per sensor,
+large ones on all cores), plus the state queries odometry and INS need. Cameras are off in both (they render only when a client asks for images).
 Rates are given per wall-clock second and per CPU second of this process (the latter
 is what one core delivers when other processes share the machine).
 
@@ -41,11 +41,16 @@ RAY_SENSORS = ("RangeScanner", "IRScanner", "Sonar", "IR", "GPS", "RangeScanner3
 
 @dataclass
 class RayLoad:
-    """One range sensor's ray cost: rays per scan, length, ticks between scans."""
+    """One range sensor's rays: unit directions and start in the chassis frame, length, ticks between scans."""
 
-    rays: int
+    directions: np.ndarray  # N x 3, chassis frame (the mount's rotation applied)
+    origin: np.ndarray  # mount position in the chassis frame (joints at their initial angles)
     length: float
     period: int
+
+    @property
+    def rays(self) -> int:
+        return len(self.directions)
 
 
 # Arena-sized robots of every indoor family: wheeled, tracked with flippers, aerial. Cars (3.7-4.3 m)
@@ -63,7 +68,7 @@ def fleet(n: int, classes: list[str] | None = None) -> list[RobotSpec]:
 
 
 def ray_loads(spec: RobotSpec) -> list[RayLoad]:
-    """The ray cost of each range sensor of ``spec`` with its configured parameters."""
+    """The rays of each range sensor of ``spec`` with its configured parameters, as the sensors cast them."""
     loads = []
     for sensor in spec.sensors:
         if sensor.type not in RAY_SENSORS:
@@ -72,19 +77,37 @@ def ray_loads(spec: RobotSpec) -> list[RayLoad]:
         interval = prm.scan_interval if prm.scan_interval > 0 else spec.msg_period
         period = max(1, round(interval * PHYSICS_RATE))
         if sensor.type in ("RangeScanner", "IRScanner"):
-            rays = beam_count(prm.fov, prm.resolution)
+            angles = -prm.fov / 2.0 + prm.resolution * np.arange(beam_count(prm.fov, prm.resolution))
+            flat = np.zeros_like(angles)
+            local = (np.stack([np.cos(angles), flat, np.sin(angles)], axis=1) if prm.pitch_plane
+                     else np.stack([np.cos(angles), np.sin(angles), flat], axis=1))
         elif sensor.type == "Sonar":
-            rays = len(cone_directions(prm.beam_angle, prm.vertical_beam_angle))
-        elif sensor.type == "GPS":
-            rays = 16
+            local = cone_directions(prm.beam_angle, prm.vertical_beam_angle)
+        elif sensor.type == "GPS":  # sky rays toward satellites (16, a typical constellation above 5 deg)
+            azimuth = np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False)
+            local = np.stack([0.7 * np.cos(azimuth), 0.7 * np.sin(azimuth), np.full(16, 0.7)], axis=1)
         elif sensor.type == "IR":
-            rays = 1
-        elif sensor.type == "VictSensor":  # a ray grid over its field of view (worlds with victims)
-            rays = len(grid_directions(prm.horizontal_fov, prm.horizontal_step, prm.vertical_fov, prm.vertical_step)[0])
-        else:
-            rays = getattr(prm, "columns", 181) * getattr(prm, "rows", 16)
-        loads.append(RayLoad(rays, getattr(prm, "max_range", getattr(prm, "distance", 1000.0)), period))
+            local = np.array([[1.0, 0.0, 0.0]])
+        else:  # victim sensor and 3-D scanners: a ray grid over the field of view
+            local = grid_directions(prm.horizontal_fov, prm.horizontal_step, prm.vertical_fov, prm.vertical_step)[0]
+        position, rotation = mount_in_chassis(spec, sensor.mount)
+        length = getattr(prm, "max_range", getattr(prm, "distance", 1000.0))
+        loads.append(RayLoad(local @ rotation.T, position, length, period))
     return loads
+
+
+def mount_in_chassis(spec: RobotSpec, mount) -> tuple[np.ndarray, np.ndarray]:
+    """Position and rotation of a mount in the chassis frame, following its parent links at rest."""
+    links = {link.name: link for link in spec.body.links}
+    position, rotation = np.array(mount.xyz, dtype=float), frames.rotation_matrix(frames.quaternion_from_euler(mount.rpy))
+    parent = mount.parent
+    while parent in links:
+        link = links[parent]
+        link_rotation = frames.rotation_matrix(frames.quaternion_from_euler(link.rpy))
+        position = np.array(link.xyz) + link_rotation @ position
+        rotation = link_rotation @ rotation
+        parent = link.parent
+    return position, rotation
 
 
 def positions(world: str, n: int) -> list[tuple[float, float, float]]:
@@ -183,10 +206,6 @@ def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, floa
         mass = sum(p.getDynamicsInfo(body, j, physicsClientId=client)[0] for j in range(-1, len(joints))) if aerial else 0.0
         bodies.append((body, wheels, mass))
         loads.append(ray_loads(spec))
-    rng = np.random.default_rng(0)
-    directions = {n: rng.normal(size=(n, 3)) for n in {l.rays for ls in loads for l in ls}}
-    for d in directions.values():
-        d /= np.linalg.norm(d, axis=1, keepdims=True)
     for _ in range(100):
         p.stepSimulation(physicsClientId=client)
     start, cpu = time.perf_counter(), time.process_time()
@@ -206,9 +225,10 @@ def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, floa
                     p.getJointStates(body, wheels, physicsClientId=client)
             for load in robot_loads:
                 if tick % load.period == 0:
-                    pos, _ = p.getBasePositionAndOrientation(body, physicsClientId=client)
-                    origin = np.array(pos) + [0.0, 0.0, 0.3]
-                    dirs = directions[load.rays]
+                    pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=client)
+                    rot = np.array(p.getMatrixFromQuaternion(orn)).reshape(3, 3)
+                    origin = np.array(pos) + rot @ load.origin
+                    dirs = load.directions @ rot.T
                     p.rayTestBatch((origin + dirs * 0.01).tolist(), (origin + dirs * load.length).tolist(),
                                    numThreads=threads_for(load.rays), physicsClientId=client)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
