@@ -42,7 +42,7 @@ SPAWN_PENETRATION = 0.01  # m: a spawned robot overlapping anything deeper than 
 
 # Cameras render through EGL (OpenGL without a display) when the machine has a GPU render device
 # and PyBullet's EGL plugin loads. Without a GPU, EGL falls back to Mesa's llvmpipe, which is
-# slower than TinyRenderer at 320x240 and does not draw meshes given as vertex lists (ramps), so
+# slower than TinyRenderer at 320x240 and cannot convert meshes given as vertex lists (ramps), so
 # "auto" keeps TinyRenderer there. USARSIM_EGL=1 forces EGL, USARSIM_EGL=0 forbids it.
 EGL_ENV = "USARSIM_EGL"
 GPU_DEVICES = ("/dev/nvidia0", "/dev/dri/renderD128")
