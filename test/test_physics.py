@@ -139,7 +139,7 @@ def test_every_shipped_scanner_and_laser_has_the_grid_its_parameters_describe():
             lasers = [s for s in spec.sensors if s.type in ("RangeScanner", "IRScanner", "RangeScanner3D", "RangeImager")]
             if not lasers:
                 continue
-            robot = sim.spawn(cls, f"g_{cls}", position=(10.0 * checked, 50.0, 0.0))
+            robot = sim.spawn(cls, f"g_{cls}", position=(6.0 * checked - 60.0, 50.0, 0.0))
             for s in lasers:
                 prm = registry.params_for(s)
                 sensor = robot.sensor(s.name)
