@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import math
 import shutil
 import sys
 import tempfile
@@ -319,13 +318,6 @@ def _progress_bar(total: int, enabled: bool):  # noqa: ANN202 - tqdm is imported
     return tqdm(total=total, unit="tick", desc="recording", file=sys.stderr)
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
 def cmd_record(args: argparse.Namespace) -> int:
     """usarsim record: run a lockstep scenario into an MCAP rosbag2."""
     try:
@@ -355,6 +347,7 @@ _DESCRIPTION = ("Run a scenario in lockstep and write what the ROS bridge would 
 
 def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Register ``usarsim record`` on the ``usarsim`` command's subparsers."""
+    from usarsim.arguments import positive_float, whole_number
     from usarsim.cli import parse_drive_pair, parse_trace  # the cli imports this module lazily: no cycle
 
     rec = subparsers.add_parser("record", help="run a lockstep scenario and write an MCAP rosbag2 (no ROS graph)",
@@ -364,12 +357,12 @@ def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
     rec.add_argument("--robot", default="P2AT", help="catalogue class")
     rec.add_argument("--name", default=None, help="robot name = topic namespace (default: <class>_1)")
     rec.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
-    rec.add_argument("--seed", type=int, default=0)
-    rec.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
+    rec.add_argument("--seed", type=whole_number, default=0)
+    rec.add_argument("--duration", type=positive_float, default=10.0, help="sim seconds")
     rec.add_argument("--drive", type=parse_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
                      help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")
-    rec.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
-    rec.add_argument("--clock-rate", type=_positive, default=DEFAULT_CLOCK_RATE, help="/clock messages per sim second")
+    rec.add_argument("--physics-rate", type=positive_float, default=200.0, help="physics steps per sim second")
+    rec.add_argument("--clock-rate", type=positive_float, default=DEFAULT_CLOCK_RATE, help="/clock messages per sim second")
     rec.add_argument("--camera", action="store_true", help="also render and record camera images (slow)")
     rec.add_argument("--map-tf", action="store_true", help="also record map -> odom from ground truth")
     rec.add_argument("--station", action="append", default=[], metavar="NAME:X,Y[,Z]",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,6 +68,12 @@ class DriveSpec:
     max_altitude_speed: float = 0.0
     max_yaw_rate: float = 0.0  # rad/s
     response_time: float = 0.3  # s, first-order lag of aerial velocity control
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and value < 0:
+                raise ValueError(f"{f.name} must not be negative, got {value}")
 
 
 @dataclass
@@ -133,7 +139,8 @@ class RobotSpec:
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
             raise ValueError(f"duplicate sensor names: {', '.join(sorted(dupes))}")
-        for value, what in ((self.mass, "mass"), (self.battery_life, "battery_life"), (self.msg_period, "msg_period")):
+        for value, what in ((self.mass, "mass"), (self.battery_life, "battery_life"), (self.msg_period, "msg_period"),
+                            (min(self.dimensions), "each of dimensions")):
             if value <= 0:
                 raise ValueError(f"{what} must be positive, got {value}")
 
