@@ -285,13 +285,21 @@ def parse_float(text: str) -> float:
     return value
 
 
+MAX_INT = 2**31 - 1  # protocol integers (links, orders, ids) are 32-bit, as in Unreal
+
+
 def parse_int(text: str) -> int:
-    """Integer; an integral decimal such as ``1.0`` is accepted too."""
-    if isinstance(text, str) and re.fullmatch(r"[+-]?\d+", text):
-        return int(text)
-    value = parse_float(text)
-    if not value.is_integer():
-        raise ProtocolError(f"not an integer: {_clip(text)!r}")
+    """Integer within ±MAX_INT; an integral decimal such as ``1.0`` is accepted too."""
+    if isinstance(text, str) and re.fullmatch(r"[+-]?\d{1,12}", text):
+        value: float = int(text)
+    else:
+        if isinstance(text, str) and re.fullmatch(r"[+-]?\d+", text):  # too many digits to be a protocol integer
+            raise ProtocolError(f"integer out of range (at most {MAX_INT} in size): {_clip(text)!r}")
+        value = parse_float(text)
+        if not value.is_integer():
+            raise ProtocolError(f"not an integer: {_clip(text)!r}")
+    if abs(value) > MAX_INT:
+        raise ProtocolError(f"integer out of range (at most {MAX_INT} in size): {_clip(text)!r}")
     return int(value)
 
 

@@ -303,6 +303,8 @@ class Simulator:
     def _apply_commands(self) -> None:
         while self._queue:
             cmd, future = self._queue.popleft()
+            if not future.set_running_or_notify_cancel():  # its sender gave up (e.g. disconnected)
+                continue
             try:
                 result = self.robot(cmd.robot).apply(cmd)
             except (CommandError, ValueError) as exc:
@@ -442,7 +444,8 @@ class Simulator:
             self._closed = True
             while self._queue:
                 _, future = self._queue.popleft()
-                future.set_exception(CommandError("simulator closed"))
+                if future.set_running_or_notify_cancel():
+                    future.set_exception(CommandError("simulator closed"))
             p.disconnect(physicsClientId=self.client)
 
     def _check_open(self) -> None:
