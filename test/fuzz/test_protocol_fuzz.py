@@ -24,7 +24,8 @@ class _Tracebacks(logging.Handler):
         self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.exc_info or record.levelno >= logging.ERROR or "internal error" in record.getMessage():
+        if (record.exc_info or record.levelno >= logging.ERROR or record.name == "py.warnings"
+                or "internal error" in record.getMessage()):
             self.records.append(record)
 
 
@@ -33,7 +34,9 @@ def tracebacks():
     handler = _Tracebacks()
     root = logging.getLogger()
     root.addHandler(handler)
+    logging.captureWarnings(True)  # numeric warnings (overflow, NaN) show values that slipped through
     yield handler
+    logging.captureWarnings(False)
     root.removeHandler(handler)
 
 

@@ -275,13 +275,16 @@ def _parse_segment(body: str) -> tuple[list[Pair], str | None]:
 
 # --------------------------------------------------------------------------- values
 
+MAX_NUMBER = 1e9  # no protocol quantity (m, rad, s, m/s, N*m) comes near this; larger is a client's bug
+
+
 def parse_float(text: str) -> float:
-    """Decimal number (``1``, ``-0.5``, ``4.500000``, ``1e-3``); rejects nan, inf, blanks."""
+    """Decimal number (``1``, ``-0.5``, ``4.500000``, ``1e-3``) within ±MAX_NUMBER; rejects nan, inf, blanks."""
     if not isinstance(text, str) or not _NUMBER_RE.match(text):
         raise ProtocolError(f"not a finite decimal number: {_clip(str(text))!r}")
     value = float(text)
-    if not math.isfinite(value):
-        raise ProtocolError(f"number out of range: {_clip(text)!r}")
+    if not abs(value) <= MAX_NUMBER:
+        raise ProtocolError(f"number out of range (at most {MAX_NUMBER:g} in size): {_clip(text)!r}")
     return value
 
 

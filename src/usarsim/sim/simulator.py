@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import math
 import threading
 import time
 from concurrent.futures import Future
@@ -60,6 +61,9 @@ SOLVER_ITERATIONS = 20
 # Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
 # cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
 # are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
+# Heights a robot may be spawned at, around the floor (z = 0): deep pits and tall towers, not orbits.
+MAX_WORLD_DEPTH = 100.0
+MAX_WORLD_HEIGHT = 1000.0
 URDF_FLAGS = p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS | p.URDF_USE_IMPLICIT_CYLINDER
 
 
@@ -131,13 +135,15 @@ class Simulator:
                 pose = self.world.start_pose(start) if start else self.spec.start_poses[0]
                 xyz, orientation, ground = pose.xyz, pose.rpy, pose.xyz[2]
             else:
-                xyz, orientation = pose_tuple(position), pose_tuple(rpy or (0.0, 0.0, 0.0))
+                xyz, orientation = self._inside_world(position), pose_tuple(rpy or (0.0, 0.0, 0.0))
                 ground = self.world.floor_below(xyz[0], xyz[1], xyz[2] + FLOOR_PROBE)
                 if ground is None:
                     raise CommandError("there is no floor under that location (the robot would fall forever); "
                                        "GETSTARTPOSES lists valid starts")
             if rpy is not None:
                 orientation = pose_tuple(rpy)
+            if not all(math.isfinite(a) and abs(a) <= 1e4 for a in orientation):
+                raise CommandError(f"rotation {tuple(orientation)} is not a finite angle (radians)")
             base = (xyz[0], xyz[1], spawn_height(spec, ground))
             with quiet_stdout():  # PyBullet prints a note per merged fixed link
                 body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(orientation),
@@ -182,6 +188,18 @@ class Simulator:
                     return f"robot '{owner}'"
                 return self.world.label(other)
         return None
+
+    def _inside_world(self, position: Sequence[float]) -> tuple[float, float, float]:
+        """``position`` if it lies over the world's floor (and within its height range), else CommandError."""
+        xyz = pose_tuple(position)
+        floor = self.spec.floor
+        low = (floor.center[0] - floor.size[0] / 2, floor.center[1] - floor.size[1] / 2, floor.z - MAX_WORLD_DEPTH)
+        high = (floor.center[0] + floor.size[0] / 2, floor.center[1] + floor.size[1] / 2, floor.z + MAX_WORLD_HEIGHT)
+        if not all(math.isfinite(v) and lo <= v <= hi for v, lo, hi in zip(xyz, low, high)):
+            raise CommandError(f"location {xyz} is outside the world '{self.spec.name}' "
+                               f"(x {low[0]:g}..{high[0]:g}, y {low[1]:g}..{high[1]:g}, "
+                               f"z {low[2]:g}..{high[2]:g} m, core frame)")
+        return xyz
 
     def _default_name(self, class_name: str) -> str:
         while True:
