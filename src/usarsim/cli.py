@@ -47,19 +47,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     """usarsim run: a headless scenario to JSON lines."""
     from usarsim.live.options import live_attach
     from usarsim.runner import Scenario, open_output, run_scenario
+    from usarsim.signals import StopOnSignal
 
     scenario = Scenario(world=args.world, robot=args.robot, start=args.start, seed=args.seed, pacing=args.pacing,
                         duration=args.duration, drive=args.drive, physics_rate=args.physics_rate, cameras=args.camera,
                         trace=args.trace, noise=args.noise)
     out = open_output(args.output)
-    try:
-        with live_attach(args, enabled=args.live) as attach:
-            count = run_scenario(scenario, out, progress=True, attach=attach)
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    print(f"wrote {count} readings", file=sys.stderr)
-    return 0
+    with StopOnSignal() as stopper:
+        try:
+            with live_attach(args, enabled=args.live) as attach:
+                count = run_scenario(scenario, out, progress=True, attach=attach, stop=stopper.event)
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    how = f" (stopped by {stopper.signal_name})" if stopper.signal_name else ""
+    print(f"wrote {count} readings{how}", file=sys.stderr)
+    return stopper.exit_code
 
 
 def cmd_worlds(args: argparse.Namespace) -> int:
