@@ -19,6 +19,7 @@ from typing import Callable, Literal, Sequence
 import pybullet as p
 
 from usarsim.config_loading import ConfigError
+from usarsim.sim.body_pool import BodyPool
 from usarsim.sim.catalogue import RobotSpec, load_robot
 from usarsim.sim.commands import Command, CommandError
 from usarsim.sim.environment import SensorEnvironment
@@ -101,6 +102,7 @@ class Simulator:
         self.wireless = WirelessNetwork(self.client, self.world, self.spec.comm)
         self.props: dict[str, Prop] = {}
         self._initial_robots: set[str] | None = None  # robots present at the first tick (kept by reset)
+        self._bodies = BodyPool(self.client)  # removed robots' bodies, reused (PyBullet leaks on removeBody)
         self.ticks = 0
         self._lock = threading.RLock()
         self._queue: collections.deque[tuple[Command, Future]] = collections.deque()
@@ -145,20 +147,25 @@ class Simulator:
             if not all(math.isfinite(a) and abs(a) <= 1e4 for a in orientation):
                 raise CommandError(f"rotation {tuple(orientation)} is not a finite angle (radians)")
             base = (xyz[0], xyz[1], spawn_height(spec, ground))
-            with quiet_stdout():  # PyBullet prints a note per merged fixed link
-                body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(orientation),
-                                  flags=URDF_FLAGS, physicsClientId=self.client)
+            quaternion = frames.quaternion_from_euler(orientation)
+            model = str(spec.urdf_path)
+
+            def load() -> int:
+                with quiet_stdout():  # PyBullet prints a note per merged fixed link
+                    return p.loadURDF(model, base, quaternion, flags=URDF_FLAGS, physicsClientId=self.client)
+
+            body = self._bodies.take(model, base, quaternion, load)
             if abs(orientation[0]) > 1e-9 or abs(orientation[1]) > 1e-9:
                 self._lift_above(body, ground)  # rolled or pitched: the catalogue's lowest point does not hold
             blocker = self._blocking_body(body)
             if blocker is not None:
-                p.removeBody(body, physicsClientId=self.client)
+                self._bodies.park(model, body)
                 raise CommandError(f"that location puts the robot inside {blocker}; choose a free spot "
                                    f"(GETSTARTPOSES lists valid starts)")
             try:
                 robot = Robot(name, spec, self.client, body, self.env)
             except Exception:
-                p.removeBody(body, physicsClientId=self.client)
+                self._bodies.park(model, body)
                 raise
             self.robots[name] = robot
             robot.spawn_pose = (base, frames.quaternion_from_euler(orientation))
@@ -231,9 +238,14 @@ class Simulator:
         """Remove a robot, ComStation or prop (no error if it is already gone)."""
         with self._lock:
             self.wireless.remove_station(name)
-            entity = self.robots.pop(name, None) or self.props.pop(name, None)
-            if entity is not None and not self._closed:
-                p.removeBody(entity.body_id, physicsClientId=self.client)
+            robot = self.robots.pop(name, None)
+            prop = self.props.pop(name, None) if robot is None else None
+            if self._closed:
+                return
+            if robot is not None:
+                self._bodies.park(str(robot.spec.urdf_path), robot.body_id)  # reused by the next spawn
+            elif prop is not None:
+                p.removeBody(prop.body_id, physicsClientId=self.client)
 
     def body_id(self, name: str) -> int:
         """PyBullet body of a robot or prop."""
@@ -301,7 +313,7 @@ class Simulator:
                 raise CommandError(f"a prop named '{name}' already exists")
             if position is None:
                 position = (self.world.start_pose(start) if start else self.spec.start_poses[0]).xyz
-            self.wireless.add_station(name, pose_tuple(position))
+            self.wireless.add_station(name, self._inside_world(position))
             return name
 
     def robot(self, name: str) -> Robot:
