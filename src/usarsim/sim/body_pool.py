@@ -4,9 +4,10 @@ PyBullet does not give back all the memory of a body: every ``loadURDF`` +
 ``removeBody`` of a P2AT leaves about 32 kB behind natively, so a server whose
 clients come and go grows without bound (3,000 cycles: +100 MB). Instead, a removed
 robot's body is *parked*: held by a fixed constraint far below the world (out of
-reach of every sensor ray, camera and contact) with its base made static (mass 0: a
-fixed constraint would hold it too, but PyBullet leaks on removeConstraint as well),
-its joints limp and still, and the
+reach of every sensor ray, camera and contact; put back there now and then by
+:meth:`BodyPool.hold`, as it falls freely: a fixed constraint would hold it, but PyBullet
+leaks on removeConstraint too, and a base made static by mass 0 does not move quite as
+before once its mass is restored), its joints limp and still, and the
 next spawn of the same model takes it back instead of loading a new one. Memory then
 stays at the most robots of each model that existed at once.
 
@@ -29,8 +30,7 @@ class BodyPool:
 
     def __init__(self, client: int) -> None:
         self.client = client
-        self._parked: dict[str, list[tuple[int, float, tuple[float, float, float]]]] = {}  # model -> [(body, base
-        # mass, base inertia diagonal)]
+        self._parked: dict[str, list[int]] = {}  # model -> bodies
         self._slots: dict[int, int] = {}  # body -> its parking place, kept for the body's life
 
     def take(self, model: str, position: Sequence[float], orientation: Sequence[float],
@@ -38,9 +38,8 @@ class BodyPool:
         """A body of ``model`` at the pose: a parked one if there is one, else ``load()``."""
         parked = self._parked.get(model)
         if parked:
-            body, mass, inertia = parked.pop()
+            body = parked.pop()
             p.resetBasePositionAndOrientation(body, position, orientation, physicsClientId=self.client)
-            p.changeDynamics(body, -1, mass=mass, localInertiaDiagonal=inertia, physicsClientId=self.client)
         else:
             body = load()
         self._still(body)
@@ -51,13 +50,21 @@ class BodyPool:
         client = self.client
         for uid in _constraints_of(body, client):  # e.g. a gripper holding an object
             p.removeConstraint(uid, physicsClientId=client)
-        slot = self._slots.setdefault(body, len(self._slots) + 1)
-        spot = (slot * PARK_SPACING, 0.0, PARK_DEPTH)
-        mass, _, inertia = p.getDynamicsInfo(body, -1, physicsClientId=client)[:3]
-        p.resetBasePositionAndOrientation(body, spot, (0.0, 0.0, 0.0, 1.0), physicsClientId=client)
+        self._put_away(body)
         self._still(body)
-        p.changeDynamics(body, -1, mass=0.0, physicsClientId=client)  # static: it does not fall
-        self._parked.setdefault(model, []).append((body, mass, tuple(inertia)))
+        self._parked.setdefault(model, []).append(body)
+
+    def hold(self) -> None:
+        """Put parked bodies back at their places (call every few sim seconds at most: they fall 5 m in 1 s)."""
+        for bodies in self._parked.values():
+            for body in bodies:
+                self._put_away(body)
+                p.resetBaseVelocity(body, (0, 0, 0), (0, 0, 0), physicsClientId=self.client)
+
+    def _put_away(self, body: int) -> None:
+        slot = self._slots.setdefault(body, len(self._slots) + 1)
+        p.resetBasePositionAndOrientation(body, (slot * PARK_SPACING, 0.0, PARK_DEPTH), (0.0, 0.0, 0.0, 1.0),
+                                          physicsClientId=self.client)
 
     def parked(self) -> int:
         """Number of bodies waiting for reuse."""

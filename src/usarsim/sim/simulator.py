@@ -62,6 +62,7 @@ SOLVER_ITERATIONS = 20
 # Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
 # cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
 # are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
+HOLD_PARKED_TICKS = 200  # ticks between putting parked bodies back in place (they fall meanwhile)
 # Heights a robot may be spawned at, around the floor (z = 0): deep pits and tall towers, not orbits.
 MAX_WORLD_DEPTH = 100.0
 MAX_WORLD_HEIGHT = 1000.0
@@ -365,6 +366,8 @@ class Simulator:
                 robot.update(self.dt)
             p.stepSimulation(physicsClientId=self.client)
             self.ticks += 1
+            if self.ticks % HOLD_PARKED_TICKS == 0:
+                self._bodies.hold()
             now = self.time
             self.world.update(now)
             readings: list[Reading] = []
