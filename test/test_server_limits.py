@@ -158,3 +158,60 @@ def test_lockstep_stalled_client_does_not_freeze_the_world(server_factory):
     finally:
         stalled.close()
         live.close()
+
+
+HUGE = "9" * 5000
+BAD_LINES = [
+    f"DRIVE {{Left {HUGE}}} {{Right 1}}",
+    "DRIVE {Left 1e300} {Right 1}",
+    "DRIVE {Left nan} {Right 1}",
+    f"DRIVE {{Name FRFlipper}} {{Order {HUGE}}} {{Value 1}}",
+    "DRIVE {Name camera_pan_joint} {Order 0} {Value 1e300}",
+    "MULTIDRIVE {camera_pan_joint 1e300}",
+    "MULTIDRIVE {camera_pan_joint }",
+    f"MISPKG {{Name CameraPanTilt}} {{Link {HUGE}}} {{Value 0}}",
+    "MISPKG {Name CameraPanTilt} {Link 1} {Value -1e300}",
+    "MISPKG {Name CameraPanTilt} {Link 1e300} {Value 0}",
+    "SET {Type INS} {Name INS} {Opcode POSE} {Params 1e300,0,0,0,0,0}",
+    "SET {Type INS} {Name INS} {Opcode POSE} {Params }",
+    f"SET {{Type Joint}} {{Name camera_pan_joint}} {{Opcode Angle}} {{Params {HUGE}}}",
+    "SET {Type Camera} {Name Camera} {FOV 1e300}",
+    "CAMERA {Rotation 1e300,0,0}",
+    "CAMERA {Rotation ,,}",
+    f"CAMERA {{Zoom {HUGE}}}",
+    "TRACE {On true} {Interval 1e300}",
+]
+
+
+def failed(reply: str) -> bool:
+    return reply.startswith("ERR ") or (reply.startswith("RES ") and "Failed" in reply)
+
+
+def test_huge_and_empty_values_on_every_command_fail_clearly(server_factory, caplog):
+    server = server_factory(world="yellow")
+    client = Client(server.port)
+    try:
+        client.line()
+        client.init("INIT {ClassName USARBot.P2AT} {Location 2,2,0}")
+        caplog.set_level(logging.WARNING)
+        for line in BAD_LINES:
+            client.send(line + "\r\n")
+            reply = client.wait(lambda l: l.startswith(("ERR ", "RES ")))
+            assert failed(reply), (line[:60], reply)
+        assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("location", ["4.5,1e300,0", "1000,0,0", "0,-1000,0", "0,0,-5000", "nan,0,0", "", "1,2",
+                                      f"{HUGE},0,0", "1,2,3,4"])
+def test_init_outside_the_world_or_malformed_is_refused(server_factory, location):
+    server = server_factory(world="yellow")
+    client = Client(server.port)
+    try:
+        client.line()
+        client.send(f"INIT {{ClassName USARBot.P2AT}} {{Location {location}}}\r\n")
+        assert client.reply("ERR").startswith("ERR {Command INIT}")
+        assert not server.sim.robots
+    finally:
+        client.close()
