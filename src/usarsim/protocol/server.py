@@ -155,6 +155,7 @@ class _Connection:
                 break
             if not chunk:
                 break
+            await asyncio.sleep(0)  # a client sending without pause must not keep the loop from the others
             buf += chunk
             while True:
                 nl = buf.find(b"\n")
