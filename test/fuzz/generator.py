@@ -10,7 +10,7 @@ share of lines is mangled further at the byte level. The same seed gives the sam
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from typing import Callable, Iterator
 
 HUGE_INT = "9" * 5000  # past Python's 4300-digit int() limit
 NUMBERS = [
@@ -78,21 +78,21 @@ def _mispkg(rng: random.Random) -> str:
     return rng.choice(["MISPKG ", "MISSPKG "]) + " ".join(segs)
 
 
+def _segments(rng: random.Random, optional: list[tuple[float, Callable[[], str]]]) -> str:
+    """Each optional segment with its probability, in order."""
+    return " ".join(make() for chance, make in optional if rng.random() < chance)
+
+
 def _set(rng: random.Random) -> str:
-    segs = [f"{{Type {rng.choice(SENSOR_TYPES + ['Joint', 'Camera', 'Viewports', 'Gripper'])}}}"]
-    if rng.random() < 0.8:
-        segs.append(f"{{Name {_word(rng)}}}")
-    if rng.random() < 0.7:
-        segs.append(f"{{Opcode {rng.choice(OPCODES)}}}")
-    if rng.random() < 0.7:
-        segs.append(f"{{Params {_vec(rng) if rng.random() < 0.7 else _num(rng)}}}")
-    if rng.random() < 0.2:
-        segs.append(f"{{FOV {_num(rng)}}}")
-    if rng.random() < 0.1:
-        segs.append(f"{{Robot {_word(rng)}}} {{Client {_word(rng)}}}")
-    if rng.random() < 0.1:
-        segs.append(f"{{Config {_word(rng)}}} {{Viewport1 {_word(rng)}}}")
-    return "SET " + " ".join(segs)
+    kind = rng.choice(SENSOR_TYPES + ["Joint", "Camera", "Viewports", "Gripper"])
+    return f"SET {{Type {kind}}} " + _segments(rng, [
+        (0.8, lambda: f"{{Name {_word(rng)}}}"),
+        (0.7, lambda: f"{{Opcode {rng.choice(OPCODES)}}}"),
+        (0.7, lambda: f"{{Params {_vec(rng) if rng.random() < 0.7 else _num(rng)}}}"),
+        (0.2, lambda: f"{{FOV {_num(rng)}}}"),
+        (0.1, lambda: f"{{Robot {_word(rng)}}} {{Client {_word(rng)}}}"),
+        (0.1, lambda: f"{{Config {_word(rng)}}} {{Viewport1 {_word(rng)}}}"),
+    ])
 
 
 def _query(rng: random.Random) -> str:
@@ -101,14 +101,11 @@ def _query(rng: random.Random) -> str:
 
 
 def _camera(rng: random.Random) -> str:
-    segs = []
-    if rng.random() < 0.7:
-        segs.append(f"{{Rotation {_vec(rng)}}}")
-    if rng.random() < 0.5:
-        segs.append(f"{{Order {_num(rng)}}}")
-    if rng.random() < 0.5:
-        segs.append(f"{{Zoom {_num(rng)}}}")
-    return "CAMERA " + " ".join(segs)
+    return "CAMERA " + _segments(rng, [
+        (0.7, lambda: f"{{Rotation {_vec(rng)}}}"),
+        (0.5, lambda: f"{{Order {_num(rng)}}}"),
+        (0.5, lambda: f"{{Zoom {_num(rng)}}}"),
+    ])
 
 
 def _other(rng: random.Random) -> str:
