@@ -314,7 +314,7 @@ class Simulator:
                 raise CommandError(f"a prop named '{name}' already exists")
             if position is None:
                 position = (self.world.start_pose(start) if start else self.spec.start_poses[0]).xyz
-            self.wireless.add_station(name, self._inside_world(position))
+            self.wireless.add_station(name, pose_tuple(position))
             return name
 
     def robot(self, name: str) -> Robot:
