@@ -69,10 +69,6 @@ class Outbox:
             taken.append(line)
         return taken
 
-    def kinds(self) -> list[str]:
-        """The kinds of the queued lines, oldest first (for tests and diagnostics)."""
-        return [kind for kind, _ in self._lines]
-
     def lines(self) -> list[str]:
         """The queued lines, oldest first (for tests and diagnostics)."""
         return [line for _, line in self._lines]

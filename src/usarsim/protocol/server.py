@@ -52,6 +52,7 @@ LOCKSTEP_STALL = 2.0  # s a lockstep client may leave lines unread before the wo
 REPLY_TIMEOUT = 10.0  # s to wait for a SET to be applied by the simulator
 _SKIP_READINGS = (rd.CameraImage, rd.JointStateReading)  # no text form (images go to the image server)
 
+
 class _Connection:
     """One client socket and the robot it controls (at most one)."""
 
