@@ -42,7 +42,7 @@ class Server:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "usarsim.cli", "serve", "--world", world, "--port", "0", "--image-port", "0",
-             "--max-clients", "32"], stdout=subprocess.PIPE, stderr=self.log, text=True)
+             "--max-clients", "32", "--wss-port", "-1"], stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         found = re.search(r":(\d+), images on port (\d+)", line)
         if not found:

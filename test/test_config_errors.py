@@ -120,16 +120,17 @@ def one_line_error(capsys, argv: list[str]) -> str:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["serve", "--port", "70000"], "port must be 0..65535"),
-    (["serve", "--port", "-5"], "port must be 0..65535"),
-    (["serve", "--port", "9" * 5000], "expected a whole number"),
+    (["serve", "--port", "70000"], "a port is 0..65535"),
+    (["serve", "--port", "-5"], "a port is 0..65535"),
+    (["serve", "--port", "9" * 5000], "a port is 0..65535"),
     (["serve", "--max-clients", "0"], "must be at least 1"),
     (["serve", "--init-timeout", "nan"], "positive number"),
     (["run", "--duration", "1e999"], "positive number"),
     (["run", "--seed", "1.5"], "whole number"),
     (["run", "--drive", "1"], "LEFT,RIGHT"),
     (["serve", "--bogus"], "unrecognized arguments"),
-    (["serve", "--world", "../config/robots/P2AT", "--port", "0", "--image-port", "-1"], "unknown world"),
+    (["serve", "--world", "../config/robots/P2AT", "--port", "0", "--image-port", "-1", "--wss-port", "-1"],
+     "unknown world"),
 ])
 def test_command_line_errors_are_one_line(capsys, argv, message):
     assert message in one_line_error(capsys, argv)
@@ -140,12 +141,15 @@ def test_port_in_use_and_bogus_host_are_one_line(capsys):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        err = one_line_error(capsys, ["serve", "--world", "empty", "--port", str(port), "--image-port", "-1"])
-        assert "cannot listen" in err
-        err = one_line_error(capsys, ["serve", "--world", "empty", "--port", "0", "--image-port", str(port)])
-        assert "cannot listen" in err
-    assert "cannot listen" in one_line_error(capsys, ["serve", "--world", "empty", "--host", "no.such.host.invalid",
-                                                      "--port", "0", "--image-port", "-1"])
+        err = one_line_error(capsys, ["serve", "--world", "empty", "--port", str(port), "--image-port", "-1",
+                                      "--wss-port", "-1"])
+        assert "usarsim serve: error" in err and str(port) in err
+        err = one_line_error(capsys, ["serve", "--world", "empty", "--port", "0", "--image-port", str(port),
+                                      "--wss-port", "-1"])
+        assert "usarsim serve: error" in err and str(port) in err
+    assert "cannot resolve host" in one_line_error(capsys, ["serve", "--world", "empty", "--host",
+                                                            "no.such.host.invalid", "--port", "0",
+                                                            "--image-port", "-1", "--wss-port", "-1"])
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 0), (signal.SIGKILL, -9)])

@@ -77,7 +77,13 @@ class _Connection:
 
     # --- outgoing -------------------------------------------------------------------------
     def send(self, kind: str, line: str) -> None:
-        """Queue a line and write what the socket takes (event-loop thread only)."""
+        """Queue a reply and write what the socket takes (event-loop thread only).
+
+        Readings of ticks already run are formatted first, so a reply never overtakes the SEN and
+        STA lines of the ticks before it (e.g. an INS line from before a SET that reset it).
+        """
+        if self.server._backlog:
+            self.server._format_backlog()
         self.queue(kind, line)
         self.flush()
 
