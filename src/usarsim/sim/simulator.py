@@ -63,7 +63,9 @@ SOLVER_ITERATIONS = 20
 # cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
 # are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
 HOLD_PARKED_TICKS = 200  # ticks between putting parked bodies back in place (they fall meanwhile)
-# Heights a robot may be spawned at, around the floor (z = 0): deep pits and tall towers, not orbits.
+# Where a spawn may be asked for at all, around the floor: deep pits, tall towers and the ground
+# beside the arena, not orbits (whether there is ground under it is checked next).
+MAX_WORLD_MARGIN = 1000.0
 MAX_WORLD_DEPTH = 100.0
 MAX_WORLD_HEIGHT = 1000.0
 URDF_FLAGS = p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS | p.URDF_USE_IMPLICIT_CYLINDER
@@ -198,11 +200,14 @@ class Simulator:
         return None
 
     def _inside_world(self, position: Sequence[float]) -> tuple[float, float, float]:
-        """``position`` if it lies over the world's floor (and within its height range), else CommandError."""
+        """``position`` if it lies within reach of the world (its floor, MAX_WORLD_MARGIN around it), else
+        CommandError: absurd values (1e300, far beyond any arena) stop here; the floor check follows."""
         xyz = pose_tuple(position)
-        floor = self.spec.floor
-        low = (floor.center[0] - floor.size[0] / 2, floor.center[1] - floor.size[1] / 2, floor.z - MAX_WORLD_DEPTH)
-        high = (floor.center[0] + floor.size[0] / 2, floor.center[1] + floor.size[1] / 2, floor.z + MAX_WORLD_HEIGHT)
+        floor, margin = self.spec.floor, MAX_WORLD_MARGIN
+        low = (floor.center[0] - floor.size[0] / 2 - margin, floor.center[1] - floor.size[1] / 2 - margin,
+               floor.z - MAX_WORLD_DEPTH)
+        high = (floor.center[0] + floor.size[0] / 2 + margin, floor.center[1] + floor.size[1] / 2 + margin,
+                floor.z + MAX_WORLD_HEIGHT)
         if not all(math.isfinite(v) and lo <= v <= hi for v, lo, hi in zip(xyz, low, high)):
             raise CommandError(f"location {xyz} is outside the world '{self.spec.name}' "
                                f"(x {low[0]:g}..{high[0]:g}, y {low[1]:g}..{high[1]:g}, "
