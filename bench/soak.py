@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "test"))
 from fuzz.driver import _connect, _spawned, fuzz  # noqa: E402
 from fuzz.generator import lines  # noqa: E402
 
-LOCATIONS = ["2,-2,0", "4,-2,0", "6,-2,0", "8,-2,0", "3,-4,0"]  # free SAE ground spots in yellow
+LOCATIONS = ["2,2,0", "4,2,0", "6,2,0", "8,2,0", "3,4,0"]  # free SAE ground spots in the default world, empty
 
 
 class Server:
@@ -105,8 +105,8 @@ def phase_churn(server: Server, cycles: int) -> None:
 class Witness:
     """A client that reads everything and remembers the longest gap between periodic lines."""
 
-    def __init__(self, port: int) -> None:
-        self.sock, self.reader = _spawned(port, "P2AT", LOCATIONS[0])
+    def __init__(self, port: int, location: str) -> None:
+        self.sock, self.reader = _spawned(port, "P2AT", location)
         self.reader.keep_times = True
 
     def max_gap(self) -> float:
@@ -119,7 +119,7 @@ class Witness:
 
 def phase_stall(server: Server, seconds: float) -> None:
     print(f"3. stall: a client that never reads, for {seconds:.0f} s, beside a reading witness")
-    witness = Witness(server.port)
+    witness = Witness(server.port, LOCATIONS[0])
     stalled = socket.create_connection(("127.0.0.1", server.port))
     stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     stalled.sendall(f"INIT {{ClassName USARBot.P2AT}} {{Location {LOCATIONS[1]}}}\r\n".encode())
@@ -136,7 +136,7 @@ def phase_stall(server: Server, seconds: float) -> None:
 
 def phase_flood(server: Server, seconds: float) -> None:
     print(f"4. reply flood: commands without reading the replies, up to {seconds:.0f} s")
-    witness = Witness(server.port)
+    witness = Witness(server.port, LOCATIONS[2])  # a fresh spot: robots of the last phase may still be leaving
     sock, reader = _connect(server.port)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     before = server.log_lines("replies unread")
@@ -163,7 +163,7 @@ def phase_flood(server: Server, seconds: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--world", default="yellow")
+    parser.add_argument("--world", default="empty", help="a world where LOCATIONS are free ground")
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cycles", type=int, default=3000)
