@@ -2,9 +2,10 @@
 
 Threads: the simulator steps in its own thread and hands every tick's
 readings to :meth:`ProtocolServer._on_tick`, which only keeps those of
-connected robots and appends them to a backlog; the event loop (one background
-thread) collects it every 10 ms (at once after each tick in lockstep), formats each reading once, into the outbox of the connection that owns
-the robot, and writes every connection's new lines in one socket write. The
+connected robots and appends them to a backlog, waking the event loop (one
+background thread) unless it is already due; the loop takes everything waiting,
+formats each reading once, into the outbox of the connection that owns the
+robot, and writes every connection's new lines in one socket write. The
 physics thread never formats or writes. Commands go the other way through
 ``Simulator.submit`` and are applied at the next tick.
 
@@ -49,7 +50,6 @@ WRITE_HIGH_WATER = 64 * 1024  # bytes the socket transport may hold before lines
 MAX_PENDING_COMMANDS = 256  # commands of one connection waiting for the simulator before reading pauses
 INIT_TIMEOUT = 60.0  # s a connection may stay without a robot (INIT) before it is closed
 LOCKSTEP_STALL = 2.0  # s a lockstep client may leave lines unread before the world goes on without it
-BATCH_INTERVAL = 0.01  # s between formatting rounds under realtime/fast pacing (lockstep formats each tick at once)
 REPLY_TIMEOUT = 10.0  # s to wait for a SET to be applied by the simulator
 _SKIP_READINGS = (rd.CameraImage, rd.JointStateReading)  # no text form (images go to the image server)
 
@@ -450,8 +450,6 @@ class ProtocolServer:
             self._thread = None
             raise failure[0]
         self._running.set()
-        if self.sim.pacing != "lockstep":
-            self._loop.call_soon_threadsafe(self._collect)  # type: ignore[union-attr]
         self.sim.add_listener(self._on_tick)
         self._start_images()
         if self.run_simulator:
@@ -650,23 +648,13 @@ class ProtocolServer:
         with self._backlog_lock:
             self._backlog.append(mine)
             self._unformatted += 1
-            # Paced runs: the loop collects the backlog every BATCH_INTERVAL on its own, so the
-            # physics thread does not wake it (and contend for the interpreter) every tick.
-            if self.sim.pacing != "lockstep" or self._wake_scheduled:
+            if self._wake_scheduled:  # the loop has not run since the last tick: it takes both at once
                 return
             self._wake_scheduled = True
         try:
             loop.call_soon_threadsafe(self._format_backlog)
         except RuntimeError:  # loop closed between the check and the call
             pass
-
-    def _collect(self) -> None:
-        """Loop thread, realtime/fast pacing: format what the simulator produced, again in BATCH_INTERVAL."""
-        if self._backlog:
-            self._format_backlog()
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_later(BATCH_INTERVAL, self._collect)
 
     def _format_backlog(self) -> None:
         """Loop thread: format every waiting tick, each reading once, then write each client once."""
