@@ -331,25 +331,27 @@ def test_ephemeral_port_and_restart():
 
 
 def test_queue_drops_oldest_sen_first():
-    import asyncio
-    from types import SimpleNamespace
+    from usarsim.protocol.outbox import Outbox
 
-    from usarsim.protocol.server import _Connection
+    box = Outbox(stream_limit=3, reply_limit=1000)
+    for kind, line in [("STA", "STA 1"), ("SEN", "SEN 1"), ("SEN", "SEN 2"),
+                       ("SEN", "SEN 3"),  # full: SEN 1 goes
+                       ("RES", "RES 1"),  # replies do not count against the periodic limit
+                       ("STA", "STA 2")]:  # full: SEN 2 goes
+        assert box.put(kind, line)
+    assert box.lines() == ["STA 1", "SEN 3", "RES 1", "STA 2"]
+    assert box.dropped == 2 and len(box) == 4
+    assert box.take(2) == ["STA 1", "SEN 3"] and box.streamed == 1 and box.reply_bytes == 5
 
-    async def run() -> None:
-        fake_writer = SimpleNamespace(get_extra_info=lambda key: ("test", 0))
-        owner = SimpleNamespace(queue_size=3, _pending=0, wire_out=None)
-        conn = _Connection(owner, None, fake_writer, 1)  # type: ignore[arg-type]
-        conn.send("STA", "STA 1")
-        conn.send("SEN", "SEN 1")
-        conn.send("SEN", "SEN 2")
-        conn.send("SEN", "SEN 3")  # full: SEN 1 goes
-        conn.send("RES", "RES 1")  # replies are never dropped
-        conn.send("STA", "STA 2")  # full: SEN 2 goes
-        assert [line for _, line in conn.queue] == ["STA 1", "SEN 3", "RES 1", "STA 2"]
-        assert conn.dropped == 2 and owner._pending == 4
 
-    asyncio.run(run())
+def test_reply_overflow_is_refused():
+    from usarsim.protocol.outbox import Outbox
+
+    box = Outbox(stream_limit=3, reply_limit=12)
+    assert box.put("ERR", "ERR 1 abcd") and not box.put("ERR", "ERR 2 abcd")
+    assert box.lines() == ["ERR 1 abcd"]
+    box.take(1)
+    assert box.put("ERR", "ERR 2 abcd")  # room again once the client has read
 
 
 def test_lockstep_waits_for_the_client():

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from usarsim.arguments import OneLineParser, positive_float, whole_number
 from usarsim.config_loading import ConfigError
 from usarsim.sim.commands import CommandError
 from usarsim.sim.noise import NO_NOISE_HELP
@@ -42,30 +43,26 @@ def parse_trace(text: str) -> tuple[float, str]:
     return interval, match
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """usarsim run: a headless scenario to JSON lines."""
     from usarsim.live.options import live_attach
     from usarsim.runner import Scenario, open_output, run_scenario
+    from usarsim.signals import StopOnSignal
 
     scenario = Scenario(world=args.world, robot=args.robot, start=args.start, seed=args.seed, pacing=args.pacing,
                         duration=args.duration, drive=args.drive, physics_rate=args.physics_rate, cameras=args.camera,
                         trace=args.trace, noise=args.noise)
     out = open_output(args.output)
-    try:
-        with live_attach(args, enabled=args.live) as attach:
-            count = run_scenario(scenario, out, progress=True, attach=attach)
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    print(f"wrote {count} readings", file=sys.stderr)
-    return 0
+    with StopOnSignal() as stopper:
+        try:
+            with live_attach(args, enabled=args.live) as attach:
+                count = run_scenario(scenario, out, progress=True, attach=attach, stop=stopper.event)
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    how = f" (stopped by {stopper.signal_name})" if stopper.signal_name else ""
+    print(f"wrote {count} readings{how}", file=sys.stderr)
+    return stopper.exit_code
 
 
 def cmd_worlds(args: argparse.Namespace) -> int:
@@ -141,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     from usarsim.sim.simulator import PACINGS
     from usarsim.sim.world import DEFAULT_WORLD
 
-    parser = argparse.ArgumentParser(prog="usarsim", description="USARSim on PyBullet: simulator, protocol server, tools")
+    parser = OneLineParser(prog="usarsim", description="USARSim on PyBullet: simulator, protocol server, tools")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -149,13 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--world", default=DEFAULT_WORLD, help=f"world name or YAML file (default: {DEFAULT_WORLD})")
     run.add_argument("--robot", default="P2AT")
     run.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--seed", type=whole_number, default=0)
     run.add_argument("--no-noise", dest="noise", action="store_false", help=NO_NOISE_HELP)
     run.add_argument("--pacing", choices=PACINGS, default="fast")
-    run.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
+    run.add_argument("--duration", type=positive_float, default=10.0, help="sim seconds")
     run.add_argument("--drive", type=parse_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
                      help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")
-    run.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
+    run.add_argument("--physics-rate", type=positive_float, default=200.0, help="physics steps per sim second")
     run.add_argument("--camera", action="store_true", help="also render camera images (slow)")
     run.add_argument("--trace", type=parse_trace, default=None, metavar="INTERVAL[,COLOR]",
                      help="keep the robot's path trace (as TRACE): a Trace record every INTERVAL s")
@@ -173,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     mapper = sub.add_parser("map", help="write Nav2 occupancy maps (pgm + yaml) of worlds")
     mapper.add_argument("worlds", nargs="*")
-    mapper.add_argument("--resolution", type=_positive, default=0.05)
+    mapper.add_argument("--resolution", type=positive_float, default=0.05)
     mapper.add_argument("--output", default=None)
     mapper.set_defaults(func=cmd_map)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import types
 import typing
 from pathlib import Path
@@ -28,12 +29,26 @@ def _where(source: str, node: yaml.Node | None) -> str:
     return f"{source}:{node.start_mark.line + 1}"
 
 
+MAX_FILE_BYTES = 16 << 20  # a world or robot file is text of a few kB; refuse to read a disk image
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge"))
+
+
 def load_yaml_node(path: Path) -> yaml.Node:
-    """Parse ``path`` into a YAML node tree (keeps line numbers)."""
+    """Parse ``path`` into a YAML node tree (keeps line numbers); only plain YAML, no language tags."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read file: {exc.strerror}") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB; not a world or robot file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not a UTF-8 text file (byte {data[exc.start]:#04x})") from None
+    if "\x00" in text:
+        raise ConfigError(f"{path}:{text[:text.index(chr(0))].count(chr(10)) + 1}: not a text file (NUL byte)")
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -42,7 +57,26 @@ def load_yaml_node(path: Path) -> yaml.Node:
         raise ConfigError(f"{path}{line}: YAML syntax error: {getattr(exc, 'problem', exc)}") from exc
     if node is None:
         raise ConfigError(f"{path}: file is empty")
+    _reject_tags(node, str(path))
     return node
+
+
+def _reject_tags(root: yaml.Node, source: str) -> None:
+    """Refuse explicit non-standard tags (``!!python/...``, ``!custom``) anywhere in the tree."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # aliases share nodes
+            continue
+        seen.add(id(node))
+        if node.tag not in _PLAIN_TAGS:
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            raise ConfigError(f"{_where(source, node)}: YAML tag '{tag}' is not allowed (plain YAML only)")
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
 
 
 def load_dataclass(cls: type[T], path: Path) -> T:
@@ -173,3 +207,23 @@ def _convert_dataclass(cls: type, node: yaml.Node, source: str, context: str) ->
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{_where(source, node)}: {context}: {exc}") from exc
     return obj
+
+
+ASSET_PATH_VARIABLE = "USARSIM_ASSET_PATH"  # extra folders (os.pathsep-separated) files may name
+
+
+def confined_path(base: Path, relative: str, source: str, key: str) -> Path:
+    """``relative`` resolved against ``base``; it must stay inside ``base`` or a folder of $USARSIM_ASSET_PATH.
+
+    Links and ``..`` are resolved first, so neither can lead out of the allowed folders.
+    """
+    if not relative or "\x00" in relative:
+        raise ConfigError(f"{source}: {key}: empty or invalid path {relative!r}")
+    allowed = [Path(base).resolve()]
+    allowed += [Path(p).resolve() for p in os.environ.get(ASSET_PATH_VARIABLE, "").split(os.pathsep) if p]
+    tried = [(folder / relative).resolve() for folder in allowed]  # an absolute path replaces the folder
+    inside = [path for path in tried if any(path.is_relative_to(folder) for folder in allowed)]
+    if inside:
+        return next((path for path in inside if path.exists()), inside[0])
+    raise ConfigError(f"{source}: {key}: '{relative}' leads outside the world's folder {allowed[0]} "
+                      f"(other folders may be listed in ${ASSET_PATH_VARIABLE})")

@@ -1,24 +1,29 @@
 """``usarsim record``: a lockstep run written as a rosbag2 (MCAP), with no ROS graph involved.
 
 The messages are the bridge's own (``usarsim.ros.convert``), serialized with
-rclpy's CDR serializer and written by the ``rosbags`` library, so a recorded
-bag carries the same topics, types, frames and stamps as a live
-``usarsim_node`` run recorded with ``ros2 bag record``. Bag time is sim time.
+rclpy's CDR serializer, re-encoded by ``rosbags`` (which zeroes CDR padding, so
+the same seed gives byte-identical bags) and written through
+:class:`usarsim.bagfile.DurableBag`, so a recorded bag carries the same topics,
+types, frames and stamps as a live ``usarsim_node`` run recorded with
+``ros2 bag record``, and survives the recorder being stopped (SIGINT, SIGTERM:
+finished properly) or killed (at most the last chunk lost; ``usarsim
+bag-repair``). Bag time is sim time.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import logging
-import math
 import shutil
 import sys
-import tempfile
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
+from usarsim.bagfile import DEFAULT_CHUNK_SECONDS, DurableBag
+from usarsim.signals import StopOnSignal
 from usarsim.sim.world import DEFAULT_WORLD
 
 if TYPE_CHECKING:
@@ -86,12 +91,14 @@ _STATE_TYPES = frozenset({"nav_msgs/msg/Odometry", "sensor_msgs/msg/JointState",
 class BagSink:
     """Writes (topic, rclpy message) pairs into an open rosbags Writer; one connection per topic."""
 
-    def __init__(self, writer: "Writer") -> None:
+    def __init__(self, writer: "Writer", on_write: Callable[[int], None] = lambda stamp_ns: None) -> None:
         from rclpy.serialization import serialize_message
         from rosbags.typesys import Stores, get_typestore
 
         self._writer = writer
         self._serialize = serialize_message
+        self._on_write = on_write
+        self.started = False  # set once the simulation runs: from then on a failure keeps the bag
         # Kilted's definitions equal the message wheels' (Kilted builds), hence equal type hashes.
         self._typestore = get_typestore(Stores.ROS2_KILTED)
         self._connections: dict[str, "Connection"] = {}
@@ -105,8 +112,15 @@ class BagSink:
             conn = self._connections.get(topic) or self._connect(topic, msg)
             if conn is None:
                 continue
-            self._writer.write(conn, stamp_ns, self._serialize(msg))
+            self._writer.write(conn, stamp_ns, self._canonical(self._serialize(msg), conn.msgtype))
             self.counts[topic] += 1
+        self._on_write(stamp_ns)
+
+    def _canonical(self, raw: bytes, msgtype: str) -> bytes:
+        # rclpy leaves alignment padding uninitialised (the bytes differ from run to run);
+        # rosbags writes the same message with zeroed padding.
+        store = self._typestore
+        return bytes(store.serialize_cdr(store.deserialize_cdr(raw, msgtype), msgtype))
 
     def _connect(self, topic: str, msg: Any) -> "Connection | None":
         msgtype = message_type(msg)
@@ -145,15 +159,17 @@ def _register_project_types(typestore: Any) -> None:
 
 
 @contextlib.contextmanager
-def open_bag(output: str | Path, *, overwrite: bool = False) -> Iterator[BagSink]:
-    """A BagSink writing the MCAP rosbag2 ``output``; nothing half-written is left if the body raises.
+def open_bag(output: str | Path, *, overwrite: bool = False,
+             chunk_seconds: float = DEFAULT_CHUNK_SECONDS) -> Iterator[BagSink]:
+    """A BagSink writing the MCAP rosbag2 ``output`` (a :class:`usarsim.bagfile.DurableBag`).
 
     ``output`` ending in ``.mcap`` becomes one self-contained MCAP file (rosbag2 metadata
     inside; ``ros2 bag play FILE.mcap``, Foxglove and rosbags read it); any other path
     becomes a rosbag2 directory (``metadata.yaml`` + ``<name>.mcap``), as ``ros2 bag record -o``.
+    Every ``chunk_seconds`` of bag time is sealed on disk, so a killed recorder loses at most
+    that much. If the body raises, the bag is finished with what was recorded, or removed when
+    the simulation had not started yet (``sink.started``), leaving nothing to block a retry.
     """
-    from rosbags.rosbag2 import StoragePlugin, Writer
-
     out = Path(output)
     if out.exists():
         if not overwrite:
@@ -161,30 +177,26 @@ def open_bag(output: str | Path, *, overwrite: bool = False) -> Iterator[BagSink
         if out.is_dir() and not (out / "metadata.yaml").is_file():  # never delete a directory that is no bag
             raise FileExistsError(f"{out} is a directory but not a rosbag2; not replacing it")
         shutil.rmtree(out) if out.is_dir() else out.unlink()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    single_file = out.suffix == ".mcap"
-    # A single file is written as a bag directory next to it, then moved into place.
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.stem}.", dir=out.parent)) if single_file else None
-    bag_dir = staging / out.stem if staging else out
+    bag = DurableBag(out, chunk_seconds)
+    sink = BagSink(bag.open(), on_write=bag.wrote)
     try:
-        with Writer(bag_dir, version=Writer.VERSION_LATEST, storage_plugin=StoragePlugin.MCAP) as writer:
-            yield BagSink(writer)
-        if staging is not None:
-            shutil.move(str(bag_dir / f"{out.stem}.mcap"), out)
+        yield sink
     except BaseException:
-        if staging is None:  # leave no half-written bag that would block the next attempt
-            shutil.rmtree(bag_dir, ignore_errors=True)
+        bag.close()
+        if not sink.started:
+            shutil.rmtree(out) if out.is_dir() else out.unlink(missing_ok=True)
         raise
-    finally:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
+    bag.close()
 
 
-def record(options: RecordOptions, output: str | Path, *, overwrite: bool = False,
-           progress: bool = False) -> Counter[str]:
-    """Run the scenario in lockstep and write it to ``output`` (see ``open_bag``); returns messages per topic."""
-    with open_bag(output, overwrite=overwrite) as sink:
-        _run(options, sink, progress)
+def record(options: RecordOptions, output: str | Path, *, overwrite: bool = False, progress: bool = False,
+           stop: threading.Event | None = None, chunk_seconds: float = DEFAULT_CHUNK_SECONDS) -> Counter[str]:
+    """Run the scenario in lockstep and write it to ``output`` (see ``open_bag``); returns messages per topic.
+
+    Setting ``stop`` ends the recording early with a complete bag.
+    """
+    with open_bag(output, overwrite=overwrite, chunk_seconds=chunk_seconds) as sink:
+        _run(options, sink, progress, stop or threading.Event())
     return sink.counts
 
 
@@ -248,7 +260,7 @@ class BagRecorder:
         self._sink.write(self._sim.time, [(convert.CLOCK_TOPIC, convert.clock_message(self._sim.time))])
 
 
-def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
+def _run(options: RecordOptions, sink: BagSink, progress: bool, stop: threading.Event) -> None:
     from usarsim.sim.commands import CommandError, SetTrace, WheelDrive
     from usarsim.sim.simulator import Simulator
 
@@ -273,7 +285,8 @@ def _run(options: RecordOptions, sink: BagSink, progress: bool) -> None:
         chunk = max(1, round(1.0 / (options.clock_rate * sim.dt)))  # ticks per /clock message
         bar = _progress_bar(total, progress)
         done = 0
-        while done < total:
+        sink.started = True
+        while done < total and not stop.is_set():
             n = min(chunk, total - done)
             sim.step(n)
             recorder.clock()
@@ -319,13 +332,6 @@ def _progress_bar(total: int, enabled: bool):  # noqa: ANN202 - tqdm is imported
     return tqdm(total=total, unit="tick", desc="recording", file=sys.stderr)
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
-
-
 def cmd_record(args: argparse.Namespace) -> int:
     """usarsim record: run a lockstep scenario into an MCAP rosbag2."""
     try:
@@ -339,13 +345,16 @@ def cmd_record(args: argparse.Namespace) -> int:
                             duration=args.duration, drive=args.drive, physics_rate=args.physics_rate,
                             clock_rate=args.clock_rate, cameras=args.camera, map_tf=args.map_tf,
                             stations=tuple(args.station), trace=args.trace)
-    try:
-        counts = record(options, args.output, overwrite=args.overwrite, progress=True)
-    except FileExistsError as exc:
-        print(f"usarsim record: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {sum(counts.values())} messages on {len(counts)} topics to {args.output}", file=sys.stderr)
-    return 0
+    with StopOnSignal() as stopper:
+        try:
+            counts = record(options, args.output, overwrite=args.overwrite, progress=True, stop=stopper.event,
+                            chunk_seconds=args.chunk_seconds)
+        except FileExistsError as exc:
+            print(f"usarsim record: {exc}", file=sys.stderr)
+            return 2
+    how = f" (stopped by {stopper.signal_name})" if stopper.signal_name else ""
+    print(f"wrote {sum(counts.values())} messages on {len(counts)} topics to {args.output}{how}", file=sys.stderr)
+    return stopper.exit_code
 
 
 _DESCRIPTION = ("Run a scenario in lockstep and write what the ROS bridge would publish (/clock, /tf, /tf_static, "
@@ -355,6 +364,7 @@ _DESCRIPTION = ("Run a scenario in lockstep and write what the ROS bridge would 
 
 def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Register ``usarsim record`` on the ``usarsim`` command's subparsers."""
+    from usarsim.arguments import positive_float, whole_number
     from usarsim.cli import parse_drive_pair, parse_trace  # the cli imports this module lazily: no cycle
 
     rec = subparsers.add_parser("record", help="run a lockstep scenario and write an MCAP rosbag2 (no ROS graph)",
@@ -364,12 +374,12 @@ def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
     rec.add_argument("--robot", default="P2AT", help="catalogue class")
     rec.add_argument("--name", default=None, help="robot name = topic namespace (default: <class>_1)")
     rec.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
-    rec.add_argument("--seed", type=int, default=0)
-    rec.add_argument("--duration", type=_positive, default=10.0, help="sim seconds")
+    rec.add_argument("--seed", type=whole_number, default=0)
+    rec.add_argument("--duration", type=positive_float, default=10.0, help="sim seconds")
     rec.add_argument("--drive", type=parse_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
                      help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")
-    rec.add_argument("--physics-rate", type=_positive, default=200.0, help="physics steps per sim second")
-    rec.add_argument("--clock-rate", type=_positive, default=DEFAULT_CLOCK_RATE, help="/clock messages per sim second")
+    rec.add_argument("--physics-rate", type=positive_float, default=200.0, help="physics steps per sim second")
+    rec.add_argument("--clock-rate", type=positive_float, default=DEFAULT_CLOCK_RATE, help="/clock messages per sim second")
     rec.add_argument("--camera", action="store_true", help="also render and record camera images (slow)")
     rec.add_argument("--map-tf", action="store_true", help="also record map -> odom from ground truth")
     rec.add_argument("--station", action="append", default=[], metavar="NAME:X,Y[,Z]",
@@ -378,6 +388,32 @@ def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
     rec.add_argument("--trace", type=parse_trace, default=None, metavar="INTERVAL[,COLOR]",
                      help="record the robot's path trace (as TRACE) as markers on /<robot>/trace")
     rec.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    rec.add_argument("--chunk-seconds", type=positive_float, default=DEFAULT_CHUNK_SECONDS,
+                     help="sim seconds per MCAP chunk sealed on disk: the most a killed recorder loses (default 1)")
     rec.add_argument("--output", "-o", required=True,
                      help="FILE.mcap (one file) or a directory name (rosbag2 directory)")
     rec.set_defaults(func=cmd_record)
+
+    repair = subparsers.add_parser("bag-repair", help="make a bag cut off by a crash readable again (in place)",
+                                   description="Rewrite an MCAP rosbag2 (FILE.mcap or a bag directory) whose "
+                                               "recorder was killed: every intact chunk is kept, the torn tail "
+                                               "dropped, and summary, index and metadata written. See docs/bags.md.")
+    repair.add_argument("bag", help="FILE.mcap or rosbag2 directory")
+    repair.set_defaults(func=cmd_bag_repair)
+
+
+def cmd_bag_repair(args: argparse.Namespace) -> int:
+    """usarsim bag-repair: rewrite a killed recording as a complete bag."""
+    from usarsim.bagfile import repair
+
+    try:
+        report = repair(args.bag)
+    except (ValueError, OSError) as exc:
+        print(f"usarsim bag-repair: {exc}", file=sys.stderr)
+        return 2
+    if report.already_complete:
+        print(f"{args.bag} is complete; nothing to repair", file=sys.stderr)
+        return 0
+    print(f"{args.bag}: recovered {report.messages} messages on {len(report.topics)} topics from "
+          f"{report.chunks} chunks; dropped a torn tail of {report.dropped_bytes} bytes", file=sys.stderr)
+    return 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Iterator
@@ -37,10 +38,11 @@ def reading_lines(readings: list[Reading]) -> Iterator[str]:
 
 
 def run_scenario(scenario: Scenario, out: IO[str], progress: bool = False,
-                 attach: Callable[[Simulator], object] | None = None) -> int:
+                 attach: Callable[[Simulator], object] | None = None, stop: threading.Event | None = None) -> int:
     """Run the scenario, writing JSONL to ``out``; returns the number of readings written.
 
     ``attach`` is called with the simulator once the robot is spawned (the live view hooks in there).
+    Setting ``stop`` ends the run after the current 0.1 s of sim time; every line written is whole.
     """
     sim = Simulator(scenario.world, physics_rate=scenario.physics_rate, seed=scenario.seed, pacing=scenario.pacing,
                     noise=scenario.noise)
@@ -61,7 +63,7 @@ def run_scenario(scenario: Scenario, out: IO[str], progress: bool = False,
         chunk = max(1, round(0.1 / sim.dt))
         done = 0
         pacer = Pacer(scenario.pacing)
-        while done < total_ticks:
+        while done < total_ticks and not (stop is not None and stop.is_set()):
             n = min(chunk, total_ticks - done)
             readings = sim.step(n)
             done += n
@@ -104,8 +106,9 @@ def _progress_bar(total: int, enabled: bool):  # noqa: ANN202 - tqdm type is opt
 
 
 def open_output(path: str | None) -> IO[str]:
-    """The JSONL destination: a file, or stdout for None / '-'."""
+    """The JSONL destination, line-buffered (a killed run leaves only whole lines): a file, or stdout for None / '-'."""
     if path in (None, "-"):
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
         return sys.stdout
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    return open(path, "w", encoding="utf-8")
+    return open(path, "w", encoding="utf-8", buffering=1)

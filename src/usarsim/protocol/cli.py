@@ -10,8 +10,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from usarsim.arguments import positive_float, positive_int, whole_number
 from usarsim.protocol.grammar import DIALECTS
-from usarsim.protocol.server import DEFAULT_IMAGE_PORT, DEFAULT_PORT
+from usarsim.protocol.server import DEFAULT_IMAGE_PORT, DEFAULT_PORT, INIT_TIMEOUT, MAX_CONNECTIONS
 from usarsim.protocol.units import UNITS
 from usarsim.protocol.wss import DEFAULT_WSS_PORT
 from usarsim.sim.noise import NO_NOISE_HELP
@@ -34,12 +35,17 @@ def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.Argumen
     serve.add_argument("--port", type=_port, default=DEFAULT_PORT, help="protocol port (default 3000; 0: any free)")
     serve.add_argument("--image-port", type=_image_port, default=DEFAULT_IMAGE_PORT,
                        help="image server port (default 5003; -1: no image server)")
+    serve.add_argument("--max-clients", type=positive_int, default=MAX_CONNECTIONS,
+                       help=f"protocol connections served at once (default {MAX_CONNECTIONS}, the manual's "
+                            "MaxConnections); more are answered ERR and closed")
+    serve.add_argument("--init-timeout", type=positive_float, default=INIT_TIMEOUT,
+                       help=f"seconds a connection may stay without INIT before it is closed (default {INIT_TIMEOUT:g})")
     serve.add_argument("--wss-port", type=_image_port, default=DEFAULT_WSS_PORT,
                        help=f"wireless communication server port (default {DEFAULT_WSS_PORT}; -1: none)")
     serve.add_argument("--pacing", choices=PACINGS, default="realtime",
                        help="realtime: sim time follows the wall clock; fast: as fast as possible; "
                             "lockstep: as fast as the slowest client reads (no dropped SEN)")
-    serve.add_argument("--seed", type=int, default=0, help="noise seed")
+    serve.add_argument("--seed", type=whole_number, default=0, help="noise seed")
     serve.add_argument("--units", choices=UNITS, default="si",
                        help="si: metres and radians (USARSim 3.x, default); unreal: Unreal units "
                             "(250 UU = 1 m) and integer rotations (32768 = pi) as UU-era clients send them")
@@ -141,9 +147,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"usarsim serve: error: {exc}", file=sys.stderr)
         return 2
     sim = Simulator(args.world, pacing=args.pacing, seed=args.seed, noise=args.noise)
-    image_port = None if args.image_port is not None and args.image_port < 0 else args.image_port
+    image_port = None if args.image_port < 0 else args.image_port
     server = ProtocolServer(sim, host=args.host, port=args.port, image_port=image_port, image_options=options,
-                            dialect=args.dialect, units=args.units)
+                            dialect=args.dialect, units=args.units, max_connections=args.max_clients,
+                            init_timeout=args.init_timeout)
     wss = WirelessServer(sim, host=args.host, port=args.wss_port) if args.wss_port >= 0 else None
     done = threading.Event()
 

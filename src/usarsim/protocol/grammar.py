@@ -275,23 +275,34 @@ def _parse_segment(body: str) -> tuple[list[Pair], str | None]:
 
 # --------------------------------------------------------------------------- values
 
+MAX_NUMBER = 1e9  # no protocol quantity (m, rad, s, m/s, N*m) comes near this; larger is a client's bug
+
+
 def parse_float(text: str) -> float:
-    """Decimal number (``1``, ``-0.5``, ``4.500000``, ``1e-3``); rejects nan, inf, blanks."""
+    """Decimal number (``1``, ``-0.5``, ``4.500000``, ``1e-3``) within ±MAX_NUMBER; rejects nan, inf, blanks."""
     if not isinstance(text, str) or not _NUMBER_RE.match(text):
         raise ProtocolError(f"not a finite decimal number: {_clip(str(text))!r}")
     value = float(text)
-    if not math.isfinite(value):
-        raise ProtocolError(f"number out of range: {_clip(text)!r}")
+    if not abs(value) <= MAX_NUMBER:
+        raise ProtocolError(f"number out of range (at most {MAX_NUMBER:g} in size): {_clip(text)!r}")
     return value
 
 
+MAX_INT = 2**31 - 1  # protocol integers (links, orders, ids) are 32-bit, as in Unreal
+
+
 def parse_int(text: str) -> int:
-    """Integer; an integral decimal such as ``1.0`` is accepted too."""
-    if isinstance(text, str) and re.fullmatch(r"[+-]?\d+", text):
-        return int(text)
-    value = parse_float(text)
-    if not value.is_integer():
-        raise ProtocolError(f"not an integer: {_clip(text)!r}")
+    """Integer within ±MAX_INT; an integral decimal such as ``1.0`` is accepted too."""
+    if isinstance(text, str) and re.fullmatch(r"[+-]?\d{1,12}", text):
+        value: float = int(text)
+    else:
+        if isinstance(text, str) and re.fullmatch(r"[+-]?\d+", text):  # too many digits to be a protocol integer
+            raise ProtocolError(f"integer out of range (at most {MAX_INT} in size): {_clip(text)!r}")
+        value = parse_float(text)
+        if not value.is_integer():
+            raise ProtocolError(f"not an integer: {_clip(text)!r}")
+    if abs(value) > MAX_INT:
+        raise ProtocolError(f"integer out of range (at most {MAX_INT} in size): {_clip(text)!r}")
     return int(value)
 
 

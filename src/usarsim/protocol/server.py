@@ -1,15 +1,19 @@
 """USARSim text-protocol server: asyncio TCP (default port 3000), one robot per connection.
 
 Threads: the simulator steps in its own thread and hands every tick's
-readings to :meth:`ProtocolServer._on_tick`, which only filters them and
-schedules formatting on the server's event loop (``call_soon_threadsafe``);
-the event loop (one background thread) owns every socket. Commands go the
-other way through ``Simulator.submit`` and are applied at the next tick.
+readings to :meth:`ProtocolServer._on_tick`, which only keeps those of
+connected robots and appends them to a backlog, waking the event loop (one
+background thread) unless it is already due; the loop takes everything waiting,
+formats each reading once, into the outbox of the connection that owns the
+robot, and writes every connection's new lines in one socket write. The
+physics thread never formats or writes. Commands go the other way through
+``Simulator.submit`` and are applied at the next tick.
 
-Back-pressure: each connection has a bounded outgoing queue. When it is full
-the oldest SEN line is dropped first (then the oldest STA/MISSTA); replies
-(NFO, GEO, CONF, RES, ERR) are never dropped. A slow client therefore loses
-stale sensor data but never stalls the simulator or other clients.
+Resource limits (docs/protocol.md, "Limits and slow clients"): every outbox is
+bounded (:mod:`usarsim.protocol.outbox`: stale SEN dropped first, a reply
+overflow disconnects), a connection has a bounded number of commands waiting
+for the simulator (reading pauses beyond it), a connection that sends no INIT
+within ``init_timeout`` is closed, and at most ``max_connections`` are served.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from usarsim.protocol import comstation
 from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
 from usarsim.protocol import units as wire_units
+from usarsim.protocol.outbox import Outbox
 from usarsim.sim import readings as rd
 from usarsim.sim.commands import Command, CommandError, SetTrace
 
@@ -39,9 +44,13 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = 3000
 DEFAULT_IMAGE_PORT = 5003
 MAX_CONNECTIONS = 16  # BotAPI.ini MaxConnections
-QUEUE_SIZE = 256  # outgoing lines per connection before SEN lines are dropped
+QUEUE_SIZE = 256  # periodic lines (SEN/STA/MISSTA) per connection before the oldest SEN is dropped
+REPLY_LIMIT = 1 << 20  # bytes of unread replies per connection before it is disconnected
+WRITE_HIGH_WATER = 64 * 1024  # bytes the socket transport may hold before lines wait in the outbox
+MAX_PENDING_COMMANDS = 256  # commands of one connection waiting for the simulator before reading pauses
+INIT_TIMEOUT = 60.0  # s a connection may stay without a robot (INIT) before it is closed
+LOCKSTEP_STALL = 2.0  # s a lockstep client may leave lines unread before the world goes on without it
 REPLY_TIMEOUT = 10.0  # s to wait for a SET to be applied by the simulator
-STREAM_KINDS = ("SEN", "STA", "MISSTA")  # droppable periodic messages
 _SKIP_READINGS = (rd.CameraImage, rd.JointStateReading)  # no text form (images go to the image server)
 
 
@@ -58,62 +67,89 @@ class _Connection:
         self.robot: str | None = None
         self.spec: Any = None
         self.stamped: dict[str, bool] = {}
-        self.queue: collections.deque[tuple[str, str]] = collections.deque()
-        self.ready = asyncio.Event()
+        self.outbox = Outbox(server.queue_size, server.reply_limit)
         self.closed = False
-        self.dropped = 0
-        self.writer_task: asyncio.Task | None = None
+        self.close_reason: str | None = None
+        self._drain_task: asyncio.Task | None = None
+        self._reported_drops = 0
+        self.commands_waiting = 0  # submitted, not yet applied (the simulator thread decrements)
+        self._commands_lock = threading.Lock()
 
     # --- outgoing -------------------------------------------------------------------------
     def send(self, kind: str, line: str) -> None:
-        """Queue a line (event-loop thread only); drops stale SEN/STA when the queue is full."""
+        """Queue a reply and write what the socket takes (event-loop thread only).
+
+        Readings of ticks already run are formatted first, so a reply never overtakes the SEN and
+        STA lines of the ticks before it (e.g. an INS line from before a SET that reset it).
+        """
+        if self.server._backlog:
+            self.server._format_backlog()
+        self.queue(kind, line)
+        self.flush()
+
+    def queue(self, kind: str, line: str) -> None:
+        """Queue a line without writing yet; a reply that overflows the outbox disconnects the client."""
         if self.closed:
             return
         if self.server.wire_out is not None:  # --units unreal
             line = self.server.wire_out(line)
-        if kind in STREAM_KINDS and len(self.queue) >= self.server.queue_size:
-            if not self._drop_one():
-                self.dropped += 1  # nothing older to drop: drop the new line itself
-                return
-        self.queue.append((kind, line))
-        self.server._pending += 1
-        self.ready.set()
+        if not self.outbox.put(kind, line):
+            self.abort(f"more than {self.outbox.reply_limit} bytes of replies unread")
 
-    def _drop_one(self) -> bool:
-        for wanted in (("SEN",), ("STA", "MISSTA")):
-            for i, (kind, _) in enumerate(self.queue):
-                if kind in wanted:
-                    del self.queue[i]
-                    self.server._pending -= 1
-                    self.dropped += 1
-                    if self.dropped in (1, 10, 100) or self.dropped % 1000 == 0:
-                        log.warning("client %s is slow: %d periodic lines dropped", self.peer, self.dropped)
-                    return True
-        return False
+    def flush(self) -> None:
+        """Hand queued lines to the socket until its buffer passes the high-water mark."""
+        if self.closed or self._drain_task is not None:
+            return
+        outbox, transport = self.outbox, self.writer.transport
+        while len(outbox):
+            if transport.is_closing():
+                return
+            self.writer.write("".join(outbox.take(512)).encode("ascii", "replace"))
+            if transport.get_write_buffer_size() > WRITE_HIGH_WATER:
+                self._drain_task = asyncio.ensure_future(self._drain_then_flush())
+                break
+        if outbox.dropped >= 2 * self._reported_drops + 1:  # 1, 3, 7, ...: rarer as it goes on
+            self._reported_drops = outbox.dropped
+            log.warning("client %s is slow: %d periodic lines dropped", self.peer, outbox.dropped)
+
+    async def _drain_then_flush(self) -> None:
+        try:
+            await self.writer.drain()
+        except (ConnectionError, OSError):
+            self.closed = True
+            return
+        except asyncio.CancelledError:
+            return
+        self._drain_task = None
+        self.flush()
+
+    def backlogged(self) -> bool:
+        """True while lines wait in the outbox or in the socket transport (any thread)."""
+        if self.closed:
+            return False
+        if len(self.outbox):
+            return True
+        try:
+            return self.writer.transport.get_write_buffer_size() > 0
+        except (AttributeError, RuntimeError):
+            return False
+
+    def abort(self, reason: str) -> None:
+        """Drop the client now, logging why (event-loop thread)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = reason
+        log.warning("client %s disconnected: %s", self.peer, reason)
+        self.outbox.clear()
+        self.writer.transport.abort()
 
     def err(self, command: str, reason: str) -> None:
         self.send("ERR", g.format_err(command, reason))
 
-    def timestamped(self, robot: str, sensor: str) -> bool:
+    def stamped_sensor(self, sensor: str) -> bool:
+        """Whether the sensor's SEN lines start with {Time} (its with_timestamp)."""
         return self.stamped.get(sensor, False)
-
-    async def write_loop(self) -> None:
-        try:
-            while not self.closed:
-                if not self.queue:
-                    self.ready.clear()
-                    await self.ready.wait()
-                    continue
-                chunk = []
-                while self.queue and len(chunk) < 64:
-                    chunk.append(self.queue.popleft()[1])
-                self.server._pending -= len(chunk)
-                self.writer.write("".join(chunk).encode("ascii", "replace"))
-                await self.writer.drain()
-        except (ConnectionError, OSError, asyncio.CancelledError):
-            pass
-        finally:
-            self.closed = True
 
     # --- incoming -------------------------------------------------------------------------
     async def read_loop(self) -> None:
@@ -127,6 +163,7 @@ class _Connection:
                 break
             if not chunk:
                 break
+            await asyncio.sleep(0)  # a client sending without pause must not keep the loop from the others
             buf += chunk
             while True:
                 nl = buf.find(b"\n")
@@ -143,6 +180,8 @@ class _Connection:
                 if discarding:
                     discarding = False
                     continue
+                while self.commands_waiting >= MAX_PENDING_COMMANDS and not self.closed:
+                    await asyncio.sleep(0.002)  # back-pressure: the client's socket fills, not our memory
                 try:
                     await self.handle(raw)
                 except Exception as exc:  # noqa: BLE001 - one bad command never drops the client
@@ -250,8 +289,16 @@ class _Connection:
 
     def _submit(self, word: str, cmds: Sequence[Command]) -> None:
         for cmd in cmds:
+            with self._commands_lock:
+                self.commands_waiting += 1
             future = self.server.sim.submit(cmd)
-            future.add_done_callback(lambda f, w=word: self.server._report_failure(self, w, f))
+            future.add_done_callback(lambda f, w=word: self._applied(w, f))
+
+    def _applied(self, word: str, future: Future) -> None:
+        # Runs in the simulator thread.
+        with self._commands_lock:
+            self.commands_waiting -= 1
+        self.server._report_failure(self, word, future)
 
     async def _set(self, cmd: g.Set) -> None:
         sim = self.server.sim
@@ -313,7 +360,8 @@ class ProtocolServer:
 
     ``start()`` binds (``port=0`` picks a free port, see :attr:`port`), starts
     the simulator's paced loop (realtime/fast) or a lockstep loop that steps
-    only when every client has been sent everything, and returns. With
+    only while some client controls a robot and every client that is reading
+    has been sent everything, and returns. With
     ``image_port`` (default 5003; None: none; 0: a free port) the image server
     is started next to it, and :attr:`image_port` then holds its bound port.
     """
@@ -322,9 +370,14 @@ class ProtocolServer:
                  image_port: int | None = DEFAULT_IMAGE_PORT, *, queue_size: int = QUEUE_SIZE,
                  max_connections: int = MAX_CONNECTIONS, max_line: int = g.MAX_LINE_LENGTH,
                  run_simulator: bool = True, image_options: Any = None, dialect: str = "ut2004",
-                 units: str = "si") -> None:
-        if queue_size < 1:
-            raise ValueError("queue_size must be at least 1")
+                 units: str = "si", reply_limit: int = REPLY_LIMIT, init_timeout: float = INIT_TIMEOUT,
+                 lockstep_stall: float = LOCKSTEP_STALL) -> None:
+        if queue_size < 1 or reply_limit < 1:
+            raise ValueError("queue_size and reply_limit must be at least 1")
+        if max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
+        if not (init_timeout > 0 and lockstep_stall > 0):
+            raise ValueError("init_timeout and lockstep_stall must be positive")
         if dialect not in g.DIALECTS:
             raise ValueError(f"dialect must be one of {', '.join(g.DIALECTS)}, got {dialect!r}")
         self.dialect = dialect  # STA and Sonar/IR/Encoder/Touch forms (docs/protocol.md)
@@ -336,6 +389,9 @@ class ProtocolServer:
         self.image_port = image_port
         self.image_options = image_options  # ImageOptions for the image server (None: its defaults)
         self.queue_size = queue_size
+        self.reply_limit = reply_limit
+        self.init_timeout = init_timeout
+        self.lockstep_stall = lockstep_stall
         self.max_connections = max_connections
         self.max_line = max_line
         self.run_simulator = run_simulator
@@ -347,9 +403,12 @@ class ProtocolServer:
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[_Connection] = set()
         self._owned: dict[str, _Connection] = {}  # robot -> connection; replaced, never mutated
-        self._pending = 0  # lines queued on all connections (lockstep back-pressure)
-        self._inflight = 0  # ticks handed to the loop but not yet formatted (lockstep)
-        self._inflight_lock = threading.Lock()
+        # Readings of connected robots, handed over by the simulator thread, formatted on the loop.
+        self._backlog: collections.deque[Sequence[rd.Reading]] = collections.deque()
+        self._backlog_lock = threading.Lock()
+        self._unformatted = 0  # ticks in the backlog or being formatted (lockstep waits for 0)
+        self._wake_scheduled = False
+        self._stalled: set[_Connection] = set()  # lockstep clients passed over (lockstep thread only)
         self._next_id = 0
         self._running = threading.Event()
         self._sim_started = False
@@ -454,7 +513,6 @@ class ProtocolServer:
             self._server.close()
         for conn in list(self._connections):
             conn.closed = True
-            conn.ready.set()
             try:
                 conn.writer.close()
             except Exception:  # noqa: BLE001
@@ -465,68 +523,91 @@ class ProtocolServer:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def _lockstep(self) -> None:
-        # Lockstep: step as fast as the slowest client reads, so no SEN is ever dropped.
+        # Lockstep: no time passes while no client controls a robot (the clock starts at the first
+        # INIT, so a client script gives the same lines every run), and a tick waits until every
+        # client has been sent all its lines, so none is dropped. A client that leaves lines unread
+        # for longer than lockstep_stall is passed over (its SEN lines are then dropped as under
+        # real time) until it has read everything again: it cannot freeze the world for others.
+        busy_since: dict[_Connection, float] = {}
         while self._running.is_set():
-            if self._pending > 0 or self._inflight > 0 or self._unsent_bytes():
+            if not self._owned:
+                time.sleep(0.002)
+                continue
+            if self._unformatted > 0 or self._waiting_for_clients(busy_since):
                 time.sleep(0.0005)
                 continue
             self.sim.step(1)
-            if not self._owned:
-                time.sleep(0.001)  # nobody listening: do not burn a core
 
-    def _unsent_bytes(self) -> bool:
-        """True while some transport still holds data the kernel has not taken (lockstep)."""
-        try:
-            conns = tuple(self._connections)
-        except RuntimeError:  # the set changed while copying: look again next time
-            return True
-        for conn in conns:
-            try:
-                if not conn.closed and conn.writer.transport.get_write_buffer_size() > 0:
-                    return True
-            except (AttributeError, RuntimeError):
+    def _waiting_for_clients(self, busy_since: dict[_Connection, float]) -> bool:
+        now = time.monotonic()
+        waiting = False
+        for conn in list(self._owned.values()):
+            if not conn.backlogged():
+                if busy_since.pop(conn, None) is not None and conn in self._stalled:
+                    self._stalled.discard(conn)
+                    log.info("client %s reads again; lockstep waits for it", conn.peer)
                 continue
-        return False
+            since = busy_since.setdefault(conn, now)
+            if now - since < self.lockstep_stall:
+                waiting = True
+            elif conn not in self._stalled:
+                self._stalled.add(conn)
+                log.warning("client %s has not read for %.1f s; lockstep goes on without it",
+                            conn.peer, now - since)
+        for conn in [c for c in busy_since if c.closed]:
+            del busy_since[conn]
+            self._stalled.discard(conn)
+        return waiting
 
     # --- connections ----------------------------------------------------------------------
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._next_id += 1
         conn = _Connection(self, reader, writer, self._next_id)
-        try:
-            writer.transport.set_write_buffer_limits(high=256 * 1024)
-            if self.sim.pacing == "lockstep":
-                # keep the kernel from buffering seconds of data ahead of a slow reader
-                sock = writer.get_extra_info("socket")
-                if sock is not None:
+        if self.sim.pacing == "lockstep":
+            # keep the kernel from buffering seconds of data ahead of a slow reader
+            sock = writer.get_extra_info("socket")
+            if sock is not None:
+                try:
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
-        except (AttributeError, NotImplementedError, OSError):
-            pass
+                except OSError:
+                    pass
         if len(self._connections) >= self.max_connections:
+            log.warning("refused %s: already %d connections (--max-clients)", conn.peer, len(self._connections))
             writer.write(g.format_err("CONNECT", f"too many connections (at most {self.max_connections})")
                          .encode("ascii"))
             try:
                 await writer.drain()
+            except (ConnectionError, OSError):
+                pass
             finally:
                 writer.close()
             return
         self._connections.add(conn)
+        idle = asyncio.get_running_loop().call_later(self.init_timeout, self._close_if_idle, conn)
         conn.send("NFO", pm.nfo_game(self.level))
-        conn.writer_task = asyncio.ensure_future(conn.write_loop())
         try:
             await conn.read_loop()
         except asyncio.CancelledError:  # server shutting down
             pass
         finally:
+            idle.cancel()
             try:
                 await self._close(conn)
             except asyncio.CancelledError:
                 pass
 
+    def _close_if_idle(self, conn: _Connection) -> None:
+        """Close a connection that has not spawned a robot in time, so idle sockets cannot lock others out."""
+        if conn.robot is None and not conn.closed:
+            conn.err("INIT", f"no INIT within {self.init_timeout:g} s; closing the connection")
+            conn.closed = True  # after the ERR is handed to the socket
+            conn.close_reason = "no INIT in time"
+            log.warning("client %s disconnected: no INIT within %g s", conn.peer, self.init_timeout)
+            conn.writer.close()
+
     async def _close(self, conn: _Connection) -> None:
         conn.closed = True
-        conn.ready.set()
-        self._pending -= len(conn.queue)
-        conn.queue.clear()
+        conn.outbox.clear()
         self._connections.discard(conn)
         if conn.robot is not None:
             self._owned = {k: v for k, v in self._owned.items() if v is not conn}
@@ -539,8 +620,6 @@ class ProtocolServer:
             conn.writer.close()
         except Exception:  # noqa: BLE001
             pass
-        if conn.writer_task is not None:
-            conn.writer_task.cancel()
 
     def _report_failure(self, conn: _Connection, word: str, future: Future) -> None:
         # Runs in the simulator thread: hop to the loop before touching the connection.
@@ -556,7 +635,7 @@ class ProtocolServer:
 
     # --- readings -------------------------------------------------------------------------
     def _on_tick(self, now: float, readings: Sequence[rd.Reading]) -> None:
-        """Simulator-thread listener: keep readings of connected robots, format on the loop."""
+        """Simulator-thread listener: keep readings of connected robots for the loop to format."""
         owned = self._owned
         if not owned or not readings:
             return
@@ -566,22 +645,34 @@ class ProtocolServer:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        with self._inflight_lock:
-            self._inflight += 1
+        with self._backlog_lock:
+            self._backlog.append(mine)
+            self._unformatted += 1
+            if self._wake_scheduled:  # the loop has not run since the last tick: it takes both at once
+                return
+            self._wake_scheduled = True
         try:
-            loop.call_soon_threadsafe(self._dispatch, mine)
+            loop.call_soon_threadsafe(self._format_backlog)
         except RuntimeError:  # loop closed between the check and the call
-            with self._inflight_lock:
-                self._inflight -= 1
+            pass
 
-    def _dispatch(self, readings: Sequence[rd.Reading]) -> None:
+    def _format_backlog(self) -> None:
+        """Loop thread: format every waiting tick, each reading once, then write each client once."""
+        with self._backlog_lock:
+            batches = list(self._backlog)
+            self._backlog.clear()
+            self._wake_scheduled = False
+        touched: dict[int, _Connection] = {}
         try:
-            self._format_and_queue(readings)
+            for readings in batches:
+                self._format_tick(readings, touched)
         finally:
-            with self._inflight_lock:
-                self._inflight -= 1
+            for conn in touched.values():
+                conn.flush()
+            with self._backlog_lock:
+                self._unformatted -= len(batches)
 
-    def _format_and_queue(self, readings: Sequence[rd.Reading]) -> None:
+    def _format_tick(self, readings: Sequence[rd.Reading], touched: dict[int, _Connection]) -> None:
         by_robot: dict[str, list[rd.Reading]] = {}
         for r in readings:
             by_robot.setdefault(r.robot, []).append(r)
@@ -589,9 +680,10 @@ class ProtocolServer:
             conn = self._owned.get(robot)
             if conn is None or conn.closed:
                 continue
+            touched[conn.cid] = conn
             try:
-                for kind, line in pm.format_readings(items, conn.timestamped, self.dialect):
-                    conn.send(kind, line)
+                for line in pm.format_robot_readings(items, conn.stamped_sensor, self.dialect):
+                    conn.queue(line[:line.find(" ")], line)
             except (g.ProtocolError, ValueError, TypeError) as exc:
                 log.warning("cannot format readings of %s: %s", robot, exc)
 
@@ -601,4 +693,5 @@ class ProtocolServer:
         return len(self._connections)
 
 
-__all__ = ["ProtocolServer", "DEFAULT_PORT", "DEFAULT_IMAGE_PORT", "QUEUE_SIZE", "MAX_CONNECTIONS"]
+__all__ = ["ProtocolServer", "DEFAULT_PORT", "DEFAULT_IMAGE_PORT", "QUEUE_SIZE", "MAX_CONNECTIONS",
+           "REPLY_LIMIT", "INIT_TIMEOUT", "LOCKSTEP_STALL"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -78,6 +78,12 @@ class DriveSpec:
         """Track width of the skid-steer model (effective if calibrated, else the wheel separation)."""
         return self.effective_track_width if self.effective_track_width > 0 else self.wheel_separation
 
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and value < 0:
+                raise ValueError(f"{f.name} must not be negative, got {value}")
+
 
 @dataclass
 class JointLinkSpec:
@@ -142,7 +148,8 @@ class RobotSpec:
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
             raise ValueError(f"duplicate sensor names: {', '.join(sorted(dupes))}")
-        for value, what in ((self.mass, "mass"), (self.battery_life, "battery_life"), (self.msg_period, "msg_period")):
+        for value, what in ((self.mass, "mass"), (self.battery_life, "battery_life"), (self.msg_period, "msg_period"),
+                            (min(self.dimensions), "each of dimensions")):
             if value <= 0:
                 raise ValueError(f"{what} must be positive, got {value}")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import logging
 import importlib.util
+import math
 import os
 import threading
 import time
@@ -20,6 +21,7 @@ from typing import Callable, Literal, Sequence
 import pybullet as p
 
 from usarsim.config_loading import ConfigError
+from usarsim.sim.body_pool import BodyPool
 from usarsim.sim.catalogue import RobotSpec, load_robot
 from usarsim.sim.commands import Command, CommandError
 from usarsim.sim.environment import SensorEnvironment
@@ -79,6 +81,12 @@ SOLVER_ITERATIONS = 20
 # Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
 # cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
 # are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
+HOLD_PARKED_TICKS = 200  # ticks between putting parked bodies back in place (they fall meanwhile)
+# Where a spawn may be asked for at all, around the floor: deep pits, tall towers and the ground
+# beside the arena, not orbits (whether there is ground under it is checked next).
+MAX_WORLD_MARGIN = 1000.0
+MAX_WORLD_DEPTH = 100.0
+MAX_WORLD_HEIGHT = 1000.0
 URDF_FLAGS = p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS | p.URDF_USE_IMPLICIT_CYLINDER
 
 
@@ -115,6 +123,7 @@ class Simulator:
         self.wireless = WirelessNetwork(self.client, self.world, self.spec.comm)
         self.props: dict[str, Prop] = {}
         self._initial_robots: set[str] | None = None  # robots present at the first tick (kept by reset)
+        self._bodies = BodyPool(self.client)  # removed robots' bodies, reused (PyBullet leaks on removeBody)
         self.ticks = 0
         self._lock = threading.RLock()
         self._queue: collections.deque[tuple[Command, Future]] = collections.deque()
@@ -149,28 +158,35 @@ class Simulator:
                 pose = self.world.start_pose(start) if start else self.spec.start_poses[0]
                 xyz, orientation, ground = pose.xyz, pose.rpy, pose.xyz[2]
             else:
-                xyz, orientation = pose_tuple(position), pose_tuple(rpy or (0.0, 0.0, 0.0))
+                xyz, orientation = self._inside_world(position), pose_tuple(rpy or (0.0, 0.0, 0.0))
                 ground = self.world.floor_below(xyz[0], xyz[1], xyz[2] + FLOOR_PROBE)
                 if ground is None:
                     raise CommandError("there is no floor under that location (the robot would fall forever); "
                                        "GETSTARTPOSES lists valid starts")
             if rpy is not None:
                 orientation = pose_tuple(rpy)
+            if not all(math.isfinite(a) and abs(a) <= 1e4 for a in orientation):
+                raise CommandError(f"rotation {tuple(orientation)} is not a finite angle (radians)")
             base = (xyz[0], xyz[1], spawn_height(spec, ground))
-            with quiet_stdout():  # PyBullet prints a note per merged fixed link
-                body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(orientation),
-                                  flags=URDF_FLAGS, physicsClientId=self.client)
+            quaternion = frames.quaternion_from_euler(orientation)
+            model = str(spec.urdf_path)
+
+            def load() -> int:
+                with quiet_stdout():  # PyBullet prints a note per merged fixed link
+                    return p.loadURDF(model, base, quaternion, flags=URDF_FLAGS, physicsClientId=self.client)
+
+            body = self._bodies.take(model, base, quaternion, load)
             if abs(orientation[0]) > 1e-9 or abs(orientation[1]) > 1e-9:
                 self._lift_above(body, ground)  # rolled or pitched: the catalogue's lowest point does not hold
             blocker = self._blocking_body(body)
             if blocker is not None:
-                p.removeBody(body, physicsClientId=self.client)
+                self._bodies.park(model, body)
                 raise CommandError(f"that location puts the robot inside {blocker}; choose a free spot "
                                    f"(GETSTARTPOSES lists valid starts)")
             try:
                 robot = Robot(name, spec, self.client, body, self.env)
             except Exception:
-                p.removeBody(body, physicsClientId=self.client)
+                self._bodies.park(model, body)
                 raise
             self.robots[name] = robot
             robot.spawn_pose = (base, frames.quaternion_from_euler(orientation))
@@ -200,6 +216,21 @@ class Simulator:
                     return f"robot '{owner}'"
                 return self.world.label(other)
         return None
+
+    def _inside_world(self, position: Sequence[float]) -> tuple[float, float, float]:
+        """``position`` if it lies within reach of the world (its floor, MAX_WORLD_MARGIN around it), else
+        CommandError: absurd values (1e300, far beyond any arena) stop here; the floor check follows."""
+        xyz = pose_tuple(position)
+        floor, margin = self.spec.floor, MAX_WORLD_MARGIN
+        low = (floor.center[0] - floor.size[0] / 2 - margin, floor.center[1] - floor.size[1] / 2 - margin,
+               floor.z - MAX_WORLD_DEPTH)
+        high = (floor.center[0] + floor.size[0] / 2 + margin, floor.center[1] + floor.size[1] / 2 + margin,
+                floor.z + MAX_WORLD_HEIGHT)
+        if not all(math.isfinite(v) and lo <= v <= hi for v, lo, hi in zip(xyz, low, high)):
+            raise CommandError(f"location {xyz} is outside the world '{self.spec.name}' "
+                               f"(x {low[0]:g}..{high[0]:g}, y {low[1]:g}..{high[1]:g}, "
+                               f"z {low[2]:g}..{high[2]:g} m, core frame)")
+        return xyz
 
     def _default_name(self, class_name: str) -> str:
         while True:
@@ -231,9 +262,14 @@ class Simulator:
         """Remove a robot, ComStation or prop (no error if it is already gone)."""
         with self._lock:
             self.wireless.remove_station(name)
-            entity = self.robots.pop(name, None) or self.props.pop(name, None)
-            if entity is not None and not self._closed:
-                p.removeBody(entity.body_id, physicsClientId=self.client)
+            robot = self.robots.pop(name, None)
+            prop = self.props.pop(name, None) if robot is None else None
+            if self._closed:
+                return
+            if robot is not None:
+                self._bodies.park(str(robot.spec.urdf_path), robot.body_id)  # reused by the next spawn
+            elif prop is not None:
+                p.removeBody(prop.body_id, physicsClientId=self.client)
 
     def body_id(self, name: str) -> int:
         """PyBullet body of a robot or prop."""
@@ -321,6 +357,8 @@ class Simulator:
     def _apply_commands(self) -> None:
         while self._queue:
             cmd, future = self._queue.popleft()
+            if not future.set_running_or_notify_cancel():  # its sender gave up (e.g. disconnected)
+                continue
             try:
                 result = self.robot(cmd.robot).apply(cmd)
             except (CommandError, ValueError) as exc:
@@ -351,6 +389,8 @@ class Simulator:
                 robot.update(self.dt)
             p.stepSimulation(physicsClientId=self.client)
             self.ticks += 1
+            if self.ticks % HOLD_PARKED_TICKS == 0:
+                self._bodies.hold()
             now = self.time
             self.world.update(now)
             readings: list[Reading] = []
@@ -460,7 +500,8 @@ class Simulator:
             self._closed = True
             while self._queue:
                 _, future = self._queue.popleft()
-                future.set_exception(CommandError("simulator closed"))
+                if future.set_running_or_notify_cancel():
+                    future.set_exception(CommandError("simulator closed"))
             with quiet_stdout():  # the EGL plugin says goodbye on stdout
                 p.disconnect(physicsClientId=self.client)
 

@@ -8,13 +8,14 @@ USARSim's frame at its edge. The format is documented in docs/worlds.md.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pybullet as p
 
-from usarsim.config_loading import ConfigError, load_dataclass
+from usarsim.config_loading import ConfigError, confined_path, load_dataclass
 from usarsim.paths import share_dir
 from usarsim.sim.commands import CommandError
 from usarsim.sim.victims import Victim, VictimSpec, build_victim
@@ -152,8 +153,11 @@ def available_worlds() -> list[str]:
 def load_world_file(path: Path) -> WorldSpec:
     """Load and validate one world file; positions come back placed in the world frame."""
     spec = load_dataclass(WorldSpec, Path(path))
+    if spec.source:  # set by the loader only: it decides which folder meshes are read from
+        raise ConfigError(f"{path}: unknown key 'source' in WorldSpec (the loader sets it)")
+    spec = _with_source(spec, str(path))
     _validate(spec, str(path))
-    return _with_source(_placed(spec), str(path))
+    return _placed(spec)
 
 
 def _placed(spec: WorldSpec) -> WorldSpec:
@@ -175,13 +179,16 @@ def _placed(spec: WorldSpec) -> WorldSpec:
 
 
 def load_world(name: str) -> WorldSpec:
-    """Load a shipped world by name, or a world file by path."""
+    """Load a shipped world by name (letters, digits, '_', '-'), or a world file by its .yaml path."""
     candidate = Path(name)
-    if candidate.suffix in (".yaml", ".yml") and candidate.exists():
+    if candidate.suffix in (".yaml", ".yml"):
+        if not candidate.is_file():
+            raise ConfigError(f"world file '{name}' not found")
         return load_world_file(candidate)
     path = worlds_dir() / f"{name}.yaml"
-    if not path.exists() or name.endswith("_map"):
-        raise ConfigError(f"unknown world '{name}' (known: {', '.join(available_worlds())})")
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or not path.exists() or name.endswith("_map"):
+        raise ConfigError(f"unknown world '{name}' (known: {', '.join(available_worlds())}; "
+                          f"or the path of a world .yaml file)")
     return load_world_file(path)
 
 
@@ -206,8 +213,18 @@ def _validate(spec: WorldSpec, source: str) -> None:
     victim_ids = [v.id for v in spec.victims]
     if len(victim_ids) != len(set(victim_ids)):
         raise ConfigError(f"{source}: duplicate victim ids")
+    if min(spec.floor.size) <= 0:
+        raise ConfigError(f"{source}: floor.size must be positive, got {list(spec.floor.size)}")
     for item in spec.static:
         item.validate(source)
+        if item.kind == "mesh":
+            confined_path(_world_dir(spec), item.mesh, source, f"static item '{item.name or 'mesh'}' mesh")
+        if min(item.scale) <= 0:
+            raise ConfigError(f"{source}: static item '{item.name or item.kind}': scale must be positive")
+    for obstacle in spec.obstacles:
+        if min(obstacle.size) <= 0 or obstacle.mass <= 0:
+            raise ConfigError(f"{source}: obstacle '{obstacle.name or obstacle.kind}': size and mass must be "
+                              f"positive, got size {list(obstacle.size)}, mass {obstacle.mass}")
     for victim in spec.victims:
         victim.validate(source)
     spec.comm.validate(source)

@@ -15,7 +15,7 @@ import numpy as np
 import pybullet as p
 
 from usarsim import frames
-from usarsim.config_loading import ConfigError
+from usarsim.config_loading import ConfigError, confined_path
 
 Vec3 = tuple[float, float, float]
 Rgba = tuple[float, float, float, float]
@@ -173,8 +173,8 @@ def _ramp_shapes(client: int, item: StaticItem) -> tuple[int, int]:
 
 
 def _mesh_shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, int]:
-    path = (world_dir / item.mesh).resolve()
-    if not path.exists():
+    path = confined_path(world_dir, item.mesh, f"static item '{item.name or 'mesh'}'", "mesh")
+    if not path.is_file():
         raise ConfigError(f"static item '{item.name or 'mesh'}': mesh file {path} not found")
     col = p.createCollisionShape(p.GEOM_MESH, fileName=str(path), meshScale=item.scale,
                                  flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
