@@ -45,12 +45,19 @@ def threads_for(rays: int) -> int:
     return 0 if _all_cores and rays >= PARALLEL_FROM else 1
 
 
+# Bullet's collision groups: bodies with mass are DefaultFilter (1), massless ones StaticFilter (2).
+ALL_BODIES = -1
+STATIC_BODIES = 2
+
+
 def ray_test(client: int, starts: np.ndarray | Sequence[Sequence[float]],
-             ends: np.ndarray | Sequence[Sequence[float]], hit_number: int = -1) -> list[tuple]:
+             ends: np.ndarray | Sequence[Sequence[float]], hit_number: int = -1,
+             collision_mask: int = ALL_BODIES) -> list[tuple]:
     """PyBullet ray results (body, link, fraction, position, normal), one per start/end pair.
 
     ``hit_number`` k >= 0 asks for each ray's k-th hit of all its hits (in Bullet's order, one
-    per convex shape) instead of the closest one; -1 when there are fewer.
+    per convex shape) instead of the closest one; -1 when there are fewer. ``collision_mask``
+    limits the bodies tested to those whose collision group shares a bit with it.
     """
     starts = np.asarray(starts, dtype=float).reshape(-1, 3)
     ends = np.asarray(ends, dtype=float).reshape(-1, 3)
@@ -58,7 +65,8 @@ def ray_test(client: int, starts: np.ndarray | Sequence[Sequence[float]],
     for k in range(0, len(starts), MAX_BATCH):
         chunk_starts, chunk_ends = starts[k:k + MAX_BATCH], ends[k:k + MAX_BATCH]
         results = p.rayTestBatch(chunk_starts.tolist(), chunk_ends.tolist(), numThreads=threads_for(len(chunk_starts)),
-                                 reportHitNumber=hit_number, physicsClientId=client)
+                                 reportHitNumber=hit_number, collisionFilterMask=collision_mask,
+                                 physicsClientId=client)
         if len(results) != len(chunk_starts):
             raise RuntimeError(f"rayTestBatch returned {len(results)} results for {len(chunk_starts)} rays")
         out.extend(results)

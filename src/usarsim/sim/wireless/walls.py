@@ -6,8 +6,9 @@ a convex part's entry comes from the forward ray and its exit from the backward 
 so each part crossed covers one interval of the segment. Intervals that overlap or
 touch (less than ``MERGE_GAP`` apart) are one wall, so a wall counts once however
 thick it is and however many parts it is built from. A compound or mesh part counts
-as one obstacle from its first to its last hit. Bodies that are not static geometry
-(robots, victims, movable debris) are ignored.
+as one obstacle from its first to its last hit. Only massless bodies are cast against
+(Bullet's static collision group), so robots and movable debris never cost a batch;
+massless bodies that are not static geometry (victims) are ignored.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Mapping
 
 import numpy as np
 
-from usarsim.sim.raycast import ray_test
+from usarsim.sim.raycast import STATIC_BODIES, ray_test
 
 # Parts closer than this along a segment are one wall (arena walls are butted, not welded).
 MERGE_GAP = 0.02
@@ -44,7 +45,7 @@ def _body_spans(client: int, froms: np.ndarray, tos: np.ndarray, n: int,
     for k in range(MAX_HITS):
         if not len(active):
             break
-        results = ray_test(client, froms[active], tos[active], hit_number=k)
+        results = ray_test(client, froms[active], tos[active], hit_number=k, collision_mask=STATIC_BODIES)
         still = []
         for ray, (body, _link, fraction, _pos, _normal) in zip(active.tolist(), results):
             if body < 0:
