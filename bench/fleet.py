@@ -25,7 +25,7 @@ import pybullet as p
 
 from usarsim import frames
 from usarsim.sim.catalogue import RobotSpec, available_robots, load_robot
-from usarsim.sim.commands import AckermannDrive, AerialDrive, WheelDrive
+from usarsim.sim.commands import AckermannDrive, AerialDrive, CommandError, WheelDrive
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.raycast import beam_count, threads_for
 from usarsim.sim.robot import spawn_height
@@ -110,15 +110,25 @@ def mount_in_chassis(spec: RobotSpec, mount) -> tuple[np.ndarray, np.ndarray]:
     return position, rotation
 
 
-def positions(world: str, n: int) -> list[tuple[float, float, float]]:
-    """Spawn points: the world's start poses, then a grid beside the first one."""
-    starts = [s.xyz for s in load_world(world).start_poses]
-    out = list(starts[:n])
-    x0, y0, z0 = starts[0]
-    k = 0
-    while len(out) < n:
-        out.append((x0 + 1.2 * (k % 3), y0 + 1.2 * (k // 3 + 1), z0))
-        k += 1
+def positions(world: str, classes: list[str]) -> list[tuple[float, float, float]]:
+    """Where each robot of ``classes`` stands: the world's start poses, then the nearest free spots
+    on a 1.2 m grid around them, each checked by spawning it in a probe simulation (so no robot
+    starts inside a wall or another robot, whatever the arena's layout)."""
+    with Simulator(world, physics_rate=PHYSICS_RATE, seed=1, pacing="lockstep") as probe:
+        starts = [s.xyz for s in probe.spec.start_poses]
+        offsets = sorted(((i, j) for i in range(-8, 9) for j in range(-8, 9)), key=lambda ij: (ij[0] ** 2 + ij[1] ** 2, ij))
+        candidates = [(x + 1.2 * i, y + 1.2 * j, z) for i, j in offsets for x, y, z in starts]
+        out: list[tuple[float, float, float]] = []
+        for k, class_name in enumerate(classes):
+            while candidates:
+                try:
+                    robot = probe.spawn(class_name, f"R{k}", position=candidates.pop(0))
+                except CommandError:
+                    continue
+                out.append(tuple(float(c) for c in robot.base.position))
+                break
+            else:
+                raise SystemExit(f"{world}: no free spot left for robot {k} ({class_name})")
     return out
 
 
@@ -139,7 +149,7 @@ def motor_joints(spec: RobotSpec) -> list[str]:
 def run_simulator(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, float]:
     """(wall-clock, CPU-time) steps/s of the full simulator."""
     with Simulator(world, physics_rate=PHYSICS_RATE, seed=1, pacing="lockstep") as sim:
-        for i, (spec, xyz) in enumerate(zip(specs, positions(world, len(specs)))):
+        for i, (spec, xyz) in enumerate(zip(specs, positions(world, [s.class_name for s in specs]))):
             robot = sim.spawn(spec.class_name, f"R{i}", position=xyz)
             sim.submit(drive_command(robot.name, spec))
         sim.step(100)
@@ -194,7 +204,7 @@ def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, floa
     p.setPhysicsEngineParameter(numSolverIterations=SOLVER_ITERATIONS, enableConeFriction=0, physicsClientId=client)
     built = build_world(client, load_world(world))
     bodies, loads = [], []
-    for spec, xyz in zip(specs, positions(world, len(specs))):
+    for spec, xyz in zip(specs, positions(world, [s.class_name for s in specs])):
         with quiet_stdout():
             body = p.loadURDF(str(spec.urdf_path), (xyz[0], xyz[1], spawn_height(spec, xyz[2])),
                               flags=URDF_FLAGS, physicsClientId=client)

@@ -93,7 +93,7 @@ def bench_latency_lockstep(world: str, trials: int = 50) -> list[int]:
     sim = Simulator(world, pacing="lockstep", seed=1)
     server = ProtocolServer(sim, port=0, image_port=None, run_simulator=False)
     server.start()
-    sock = _connect_and_spawn(server.port, "Lat", positions(world, 1)[0])
+    sock = _connect_and_spawn(server.port, "Lat", positions(world, ["P2AT"])[0])
     try:
         _wait(lambda: "Lat" in sim.robots, poll=0.001)
         robot = sim.robots["Lat"]
@@ -119,7 +119,7 @@ def bench_latency_realtime(world: str, trials: int = 30) -> tuple[list[float], l
     sim = Simulator(world, pacing="realtime", seed=1)
     server = ProtocolServer(sim, port=0, image_port=None)
     server.start()
-    sock = _connect_and_spawn(server.port, "Lat", positions(world, 1)[0])
+    sock = _connect_and_spawn(server.port, "Lat", positions(world, ["P2AT"])[0])
     reader = _Drain([sock])
     try:
         _wait(lambda: "Lat" in sim.robots, poll=0.001)
@@ -167,7 +167,7 @@ class _Drain:
 
 def _fleet_clients(port: int, world: str, n: int, seconds: float, out: "mp.Queue") -> None:
     """Client process: n connections, one P2AT each, a DRIVE each, then read everything."""
-    socks = [_connect_and_spawn(port, f"C{i}", xyz) for i, xyz in enumerate(positions(world, n))]
+    socks = [_connect_and_spawn(port, f"C{i}", xyz) for i, xyz in enumerate(positions(world, ["P2AT"] * n))]
     for s in socks:
         s.sendall(b"DRIVE {Left 2.0} {Right 1.6}\r\n")
     drain = _Drain(socks)
