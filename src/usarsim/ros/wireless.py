@@ -46,9 +46,11 @@ DOWN_COLOR = (0.5, 0.5, 0.5, 0.25)
 QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)  # relayed messages are not sensor data
 
 
-def topic(robot: str, leaf: str) -> str:
-    """``/<robot>/wireless/<leaf>``."""
-    return f"/{robot}/wireless/{leaf}"
+def topic(robot: str, leaf: str, relative: bool = False) -> str:
+    """``/<robot>/wireless/<leaf>``, or ``<robot>/wireless/<leaf>`` relative to the node's namespace
+    (what the bridge uses, like the robots' other topics)."""
+    name = f"{robot}/wireless/{leaf}"
+    return name if relative else f"/{name}"
 
 
 def signal_color(signal: float, cutoff: float, strongest: float) -> tuple[float, float, float, float]:
@@ -59,7 +61,7 @@ def signal_color(signal: float, cutoff: float, strongest: float) -> tuple[float,
     return (min(1.0, 2.0 * (1.0 - t)), min(1.0, 2.0 * t), 0.0, 1.0)
 
 
-def link_messages(table: LinkTable, frame: str) -> list[tuple[str, Any]]:
+def link_messages(table: LinkTable, frame: str, relative: bool = False) -> list[tuple[str, Any]]:
     """(topic, WirelessLinks) for every robot of ``table``."""
     out = []
     for i, name in enumerate(table.names):
@@ -72,7 +74,7 @@ def link_messages(table: LinkTable, frame: str) -> list[tuple[str, Any]]:
             msg.links.append(WirelessLink(peer=peer, peer_is_station=kind == STATION, signal_dbm=signal, walls=walls,
                                           distance=distance, direct=signal >= table.cutoff,
                                           connected=route is not None, route=list(route or ())))
-        out.append((topic(name, "links"), msg))
+        out.append((topic(name, "links", relative), msg))
     return out
 
 
@@ -170,9 +172,9 @@ class WirelessBridge:
         for name, kind in zip(table.names, table.kinds):
             if kind == ROBOT and name not in self._subscribed:
                 self._subscribed.add(name)
-                self.node.create_subscription(WirelessMessage, topic(name, "send"),
+                self.node.create_subscription(WirelessMessage, topic(name, "send", relative=True),
                                               lambda msg, sender=name: self._relay(sender, msg), QOS)
-        for name, msg in link_messages(table, self.frame):
+        for name, msg in link_messages(table, self.frame, relative=True):
             self._publisher(name, WirelessLinks).publish(msg)
         self._markers.publish(link_markers(table, self.frame, self.sim.wireless.comm.p_d0))
 
@@ -184,7 +186,7 @@ class WirelessBridge:
             return
         out = WirelessMessage(source=sender, destination=msg.destination, data=msg.data)
         set_header(out, self.sim.time, self.frame)
-        self._publisher(topic(msg.destination, "receive"), WirelessMessage).publish(out)
+        self._publisher(topic(msg.destination, "receive", relative=True), WirelessMessage).publish(out)
         self.delivered += 1
 
 
