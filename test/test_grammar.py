@@ -725,3 +725,26 @@ def test_udk_sample_lines_parse():
                 assert cmd.left == 1.0 and cmd.right == 1.0
             if isinstance(cmd, Init):
                 assert cmd.location is not None and cmd.start == "Point1"
+
+
+# --------------------------------------------------------------------------- fast paths = exact paths
+
+@pytest.mark.parametrize("values", [
+    [1.0, 2.5, 0.123456], [0, 3, 7], [-0.00001, 1.0], [float("nan")], [], [1e300, -2.0],
+])
+def test_joined_floats_is_the_exact_list_text(values):
+    from usarsim.protocol.grammar import format_value, joined_floats
+    fast = joined_floats(values)
+    try:
+        exact = format_value(tuple(values))
+    except ProtocolError:
+        assert isinstance(fast, tuple)  # the exact path is taken, and raises there
+        return
+    assert format_value(fast) == exact
+
+
+def test_udk_single_sensor_line_parses_back():
+    from usarsim.protocol.grammar import format_sen_udk, parse_message
+    line = format_sen_udk("Sonar", "F1", "Range", 4.469, 12.5)
+    assert line == "SEN {Time 12.50} {Type Sonar} {Name F1} {Range 4.4690}\r\n"
+    assert parse_message(line).get("Name") == "F1"

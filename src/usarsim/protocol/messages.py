@@ -58,20 +58,6 @@ def to_sae_euler(rpy: Sequence[float], wrap: Callable[[float], float] = wrap_pi_
     return (wrap(r), wrap(p), wrap(y))
 
 
-def _float_list(values: Sequence[float]) -> str | tuple[float, ...]:
-    """Wire text of a long float list (laser ranges) in one join; the grammar's exact path on edge cases."""
-    text = ",".join([f"{v:.{g.FLOAT_DIGITS}f}" for v in values])
-    if "n" in text or "-0.0000" in text or not text:  # nan/inf, or a negative zero to normalise
-        return tuple(values)
-    return text
-
-
-def _sen_line(sensor_type: str, when: float | None, segments: list[Any]) -> str:
-    # Same layout as grammar.format_sen_range_scanner(_3d), which would split a pre-joined list.
-    head: list[Any] = [("Time", g.Fixed(when, g.TIME_DIGITS))] if when is not None else []
-    return g.format_line("SEN", head + [("Type", sensor_type)] + segments)
-
-
 def _time(now: float, stamped: bool) -> float | None:
     return now if stamped else None
 
@@ -142,13 +128,12 @@ def _format_group(members: list[rd.Reading], stamped: bool) -> str:
 
 def _format_single_udk(r: Any, stamped: bool) -> str:
     # UDK: one line per sensor, name and value in segments of their own ({Name F1} {Range 4.4690})
+    when = _time(r.time, stamped)
     if isinstance(r, rd.RangeReading):
-        sensor_type, value = r.sensor_type, ("Range", r.range)
-    elif isinstance(r, rd.EncoderReading):
-        sensor_type, value = "Encoder", ("Tick", int(r.ticks))
-    else:
-        sensor_type, value = "Touch", ("Touch", bool(r.touched))
-    return _sen_line(sensor_type, _time(r.time, stamped), [("Name", r.sensor), value])
+        return g.format_sen_udk(r.sensor_type, r.sensor, "Range", r.range, when)
+    if isinstance(r, rd.EncoderReading):
+        return g.format_sen_udk("Encoder", r.sensor, "Tick", int(r.ticks), when)
+    return g.format_sen_udk("Touch", r.sensor, "Touch", bool(r.touched), when)
 
 
 def _sta(r: rd.RobotState, stamped: bool, dialect: str = "ut2004") -> str:
@@ -175,8 +160,7 @@ def _scan(r: rd.RangeScan, stamped: bool) -> str:
     # The configured FOV: the scan is centred, so it is twice the first beam's angle
     # (FOV/Resolution need not be whole; the beams then stop short of the left edge).
     fov = 2.0 * abs(r.angle_min) if r.angle_min != 0 else step * (len(ranges) - 1)
-    return _sen_line(r.sensor_type, _time(r.time, stamped),
-                     [("Name", r.sensor), ("Resolution", step), ("FOV", fov), ("Range", _float_list(ranges))])
+    return g.format_sen_range_scanner(r.sensor, step, fov, ranges, _time(r.time, stamped), r.sensor_type)
 
 
 def _range(r: rd.RangeReading, stamped: bool) -> str:
@@ -239,9 +223,8 @@ def _sound(r: rd.SoundReading, stamped: bool) -> str:
 def _range3d(r: rd.PointCloudReading, stamped: bool) -> str:
     # Extension D12. Rows top to bottom are kept; within a row the FLU order (right to
     # left for increasing angle) matches the 2-D scanner's beam-0-rightmost rule.
-    return _sen_line("RangeScanner3D", _time(r.time, stamped),
-                     [("Name", r.sensor), ("Resolution", (r.horizontal_resolution, r.vertical_resolution)),
-                      ("FOV", (r.horizontal_fov, r.vertical_fov)), ("Range", _float_list(r.ranges))])
+    return g.format_sen_range_scanner_3d(r.sensor, (r.horizontal_resolution, r.vertical_resolution),
+                                         (r.horizontal_fov, r.vertical_fov), r.ranges, _time(r.time, stamped))
 
 
 def _lost(r: rd.RobotLost, stamped: bool) -> str:

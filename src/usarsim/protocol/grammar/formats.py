@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence, Union
 
 from usarsim.protocol.grammar.lines import (
-    _check_word, _clip, Fixed, _format_element, format_gps_coordinate, format_line, Line, _need, _NUMERIC_START_RE, PairIn, parse_gps_coordinate, parse_line, parse_vector, POSE_DIGITS, _present, ProtocolError, Scalar, TIME_DIGITS, _typed, Vec3,
+    _check_word, _clip, Fixed, _format_element, format_gps_coordinate, format_line, joined_floats, Line, _need, _NUMERIC_START_RE, PairIn, parse_gps_coordinate, parse_line, parse_vector, POSE_DIGITS, _present, ProtocolError, Scalar, TIME_DIGITS, _typed, Vec3,
 )
 
 
@@ -237,7 +237,7 @@ def format_sen_range_scanner(name: str, resolution: Num, fov: Num, ranges: Vec,
     Beam 0 is the rightmost (decision D9).
     """
     return _sen(sensor_type, time, [("Name", name), ("Resolution", resolution), ("FOV", fov),
-                                    ("Range", tuple(ranges))])
+                                    ("Range", joined_floats(ranges))])
 
 
 def format_sen_range_scanner_3d(name: str, resolution: Vec, fov: Vec, ranges: Vec,
@@ -248,7 +248,13 @@ def format_sen_range_scanner_3d(name: str, resolution: Vec, fov: Vec, ranges: Ve
     """
     return _sen("RangeScanner3D", time, [("Name", name),
                                          ("Resolution", _pair_vec(resolution)),
-                                         ("FOV", _pair_vec(fov)), ("Range", tuple(ranges))])
+                                         ("FOV", _pair_vec(fov)), ("Range", joined_floats(ranges))])
+
+
+def format_sen_udk(sensor_type: str, name: str, field: str, value: Num | bool,
+                   time: Time = None) -> str:
+    """UDK dialect: one line per sensor, ``SEN {Type t} {Name n} {Field v}`` (``{Range 4.4690}``)."""
+    return _sen(sensor_type, time, [("Name", name), (field, value)])
 
 
 def _pair_vec(v: Vec) -> tuple[Any, ...]:

@@ -376,6 +376,18 @@ def fmt_float(x: float, digits: int = FLOAT_DIGITS) -> str:
     return text
 
 
+def joined_floats(values: Sequence[float]) -> str | tuple[float, ...]:
+    """A long float list (laser ranges) as its wire text in one join, else the values for the exact path.
+
+    Same text as :func:`format_value` of the tuple; the exact path handles nan/inf
+    (an error), a negative zero to normalise and the empty list (an error).
+    """
+    text = ",".join([f"{v:.{FLOAT_DIGITS}f}" for v in values])
+    if "n" in text or "-0.0000" in text or not text:
+        return tuple(values)
+    return text
+
+
 def _check_word(text: str, what: str) -> str:
     if not _WORD_RE.match(text):
         raise ProtocolError(f"{what} {_clip(text)!r} must be printable ASCII without blanks "
