@@ -112,3 +112,20 @@ def test_ers_ir_sensors_report_within_their_ranges(ers):
     far = [r.range for r in readings if r.sensor == "IRFar"]
     assert near and far
     assert all(0.0 <= v <= 0.5 + 1e-9 for v in near) and all(0.0 <= v <= 1.5 + 1e-9 for v in far)
+
+
+def test_sensor_parameters_are_checked_when_the_catalogue_loads(tmp_path):
+    # A camera with width 0 is refused at load, with the file and the sensor entry's line.
+    import re as _re
+
+    from usarsim.config_loading import ConfigError
+    from usarsim.sim.catalogue import load_robot_file, robots_dir
+
+    text = (robots_dir() / "P2AT.yaml").read_text()
+    bad, count = _re.subn(r"(\{type: Camera, name: Camera,)", r"\1 params: {width: 0},", text, count=1)
+    assert count == 1
+    path = tmp_path / "P2AT.yaml"
+    path.write_text(bad)
+    line = next(i for i, row in enumerate(bad.splitlines(), 1) if "type: Camera" in row)
+    with pytest.raises(ConfigError, match=rf"P2AT.yaml:{line}: .*\(Camera\): width and height must be positive"):
+        load_robot_file(path)

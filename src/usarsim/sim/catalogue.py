@@ -40,6 +40,16 @@ class SensorSpec:
     params: dict[str, Any] = field(default_factory=dict)
     frame: str = ""  # TF frame id; default "<name lower-case>_link"
 
+    def __post_init__(self) -> None:
+        # Parameters are checked here, so a catalogue entry fails when it loads, with its file:line.
+        from usarsim.sim.sensors import registry  # local: sensor families import the catalogue
+
+        try:
+            registry.params_for(self)
+        except (KeyError, TypeError, ValueError) as exc:
+            msg = exc.args[0] if exc.args else str(exc)
+            raise ValueError(f"sensor '{self.name}' ({self.type}): {msg}") from None
+
     @property
     def frame_id(self) -> str:
         """The sensor's link/frame name in the URDF and in ROS headers."""
@@ -187,7 +197,6 @@ def _load_cached(path: str) -> RobotSpec:
         spec = _variant(convert_node(RobotVariant, node, path, "RobotVariant"), path)
     else:
         spec = convert_node(RobotSpec, node, path, "RobotSpec")
-    _validate_sensor_params(spec, path)
     if Path(path).stem != spec.class_name:
         raise ConfigError(f"{path}: class_name '{spec.class_name}' does not match the file name")
     return spec
@@ -223,14 +232,3 @@ def resolve_class_name(name: str) -> str:
 def load_robot(name: str) -> RobotSpec:
     """Load a catalogue entry by (case-insensitive) class name."""
     return load_robot_file(robots_dir() / f"{resolve_class_name(name)}.yaml")
-
-
-def _validate_sensor_params(spec: RobotSpec, path: str) -> None:
-    from usarsim.sim.sensors import registry  # local: sensors import the catalogue
-
-    for sensor in spec.sensors:
-        try:
-            registry.params_for(sensor)
-        except (KeyError, TypeError, ValueError) as exc:
-            msg = exc.args[0] if exc.args else str(exc)
-            raise ConfigError(f"{path}: sensor '{sensor.name}' ({sensor.type}): {msg}") from None

@@ -36,6 +36,15 @@ class CommonParams:
     weight: float = 0.4
     manual: bool = False  # manual mode: read only on a SCAN command
 
+    def check(self) -> None:
+        """Raise ValueError for a value the family cannot work with.
+
+        Runs when the catalogue loads (so a bad entry fails with its file and line,
+        not at spawn); families with constraints extend it and call ``super().check()``.
+        """
+        if self.scan_interval < 0:
+            raise ValueError("parameter 'scan_interval' must be >= 0")
+
 
 @dataclass(frozen=True)
 class CommandResult:

@@ -34,6 +34,11 @@ class CameraParams(CommonParams):
     far: float = 50.0
     always_on: bool = False
 
+    def check(self) -> None:
+        super().check()
+        if self.width <= 0 or self.height <= 0:
+            raise ValueError("width and height must be positive")
+
 
 def vertical_fov(horizontal: float, width: int, height: int) -> float:
     """Vertical FOV matching a horizontal FOV for a pinhole camera."""
@@ -58,8 +63,6 @@ class Camera(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: CameraParams = self.params  # type: ignore[assignment]
-        if prm.width <= 0 or prm.height <= 0:
-            raise ValueError("width and height must be positive")
         self.fov = prm.fov
         self._active = prm.always_on
 

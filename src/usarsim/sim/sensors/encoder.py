@@ -21,6 +21,11 @@ class EncoderParams(CommonParams):
     noise: float = 0.005
     invert: bool = False  # mounted on the other face: opposite sign
 
+    def check(self) -> None:
+        super().check()
+        if not self.joint:
+            raise ValueError("parameter 'joint' is required")
+
 
 @register("Encoder")
 class Encoder(Sensor):
@@ -31,8 +36,6 @@ class Encoder(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: EncoderParams = self.params  # type: ignore[assignment]
-        if not prm.joint:
-            raise ValueError("parameter 'joint' is required")
         self._index = self.robot.joint_index(prm.joint)
         self._zero = 0.0
 

@@ -36,6 +36,11 @@ class HumanMotionParams(CommonParams):
     v_ref: float = 0.5  # m/s of motion speed that saturates the speed factor
     a_ref: float = 0.2  # m of motion amplitude that saturates the amplitude factor
 
+    def check(self) -> None:
+        super().check()
+        if self.max_range <= 0 or self.v_ref <= 0 or self.a_ref <= 0:
+            raise ValueError("max_range, v_ref and a_ref must be positive")
+
 
 def motion_probability(distance: float, speed: float, amplitude: float, max_range: float,
                        v_ref: float, a_ref: float) -> float:
@@ -61,8 +66,6 @@ class HumanMotion(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: HumanMotionParams = self.params  # type: ignore[assignment]
-        if prm.max_range <= 0 or prm.v_ref <= 0 or prm.a_ref <= 0:
-            raise ValueError("max_range, v_ref and a_ref must be positive")
         self._curve = noise.curve_from_params(prm.output_curve, 1.0)
 
     def closest_moving(self) -> tuple[Any, float] | None:

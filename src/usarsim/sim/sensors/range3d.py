@@ -22,7 +22,7 @@ from usarsim.sim.readings import PointCloudReading
 from usarsim.sim.sensors.base import CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
 from usarsim.sim.sensors.sight import cast_hits
-from usarsim.sim.sensors.victim import grid_directions
+from usarsim.sim.sensors.victim import check_grid, grid_directions
 
 RAY_START_OFFSET = 0.01
 
@@ -41,6 +41,12 @@ class Scanner3DParams(CommonParams):
     vertical_step: float = math.radians(2.0)
     transparent_passes: bool = False  # IR-style beams that go through glass
 
+    def check(self) -> None:
+        super().check()
+        if self.max_range <= 0:
+            raise ValueError("max_range must be positive")
+        check_grid(self.horizontal_fov, self.horizontal_step, self.vertical_fov, self.vertical_step)
+
 
 @register("RangeScanner3D", "RangeImager")
 class RangeScanner3D(Sensor):
@@ -51,8 +57,6 @@ class RangeScanner3D(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: Scanner3DParams = self.params  # type: ignore[assignment]
-        if prm.max_range <= 0:
-            raise ValueError("max_range must be positive")
         self._local, self.rows, self.columns = grid_directions(prm.horizontal_fov, prm.horizontal_step,
                                                                prm.vertical_fov, prm.vertical_step)
         self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)

@@ -76,8 +76,7 @@ def params_for(spec: "SensorSpec") -> CommonParams:
         if isinstance(default, bool) and not isinstance(value, bool):
             raise ValueError(f"parameter '{key}' must be true or false, got {value!r}")
     params = cls(**spec.params)
-    if params.scan_interval < 0:
-        raise ValueError("parameter 'scan_interval' must be >= 0")
+    params.check()
     return params
 
 

@@ -52,6 +52,19 @@ class RfidParams(CommonParams):
     report_location: bool = False  # older SEN form: tag Location per detection
     memory_size: int = 256  # characters a tag can hold
 
+    def mode(self) -> str:
+        """The sensing mode's canonical spelling (the catalogue may use any case)."""
+        mode = next((m for m in MODES if m.lower() == self.sensing_mode.lower()), None)
+        if mode is None:
+            raise ValueError(f"sensing_mode must be one of {', '.join(MODES)}, got {self.sensing_mode!r}")
+        return mode
+
+    def check(self) -> None:
+        super().check()
+        self.mode()
+        if self.memory_size < 1:
+            raise ValueError("memory_size must be >= 1")
+
 
 def received_power(distance: np.ndarray | float, obstructed: np.ndarray | bool, prm: RfidParams) -> np.ndarray:
     """Two-way received power (dBm) of a passive tag at ``distance`` m (reconstructed model)."""
@@ -103,12 +116,7 @@ class RfidReader(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: RfidParams = self.params  # type: ignore[assignment]
-        mode = next((m for m in MODES if m.lower() == prm.sensing_mode.lower()), None)
-        if mode is None:
-            raise ValueError(f"sensing_mode must be one of {', '.join(MODES)}, got {prm.sensing_mode!r}")
-        self.mode = mode
-        if prm.memory_size < 1:
-            raise ValueError("memory_size must be >= 1")
+        self.mode = prm.mode()
 
     # --- detection -------------------------------------------------------------------------
     def detect(self) -> list[tuple[Any, np.ndarray, float]]:

@@ -43,6 +43,22 @@ class VictimParams(CommonParams):
     dedupe: bool = False
     p_detect: float = 1.0
 
+    def check(self) -> None:
+        super().check()
+        if self.distance <= 0:
+            raise ValueError("distance must be positive")
+        if not 0.0 <= self.p_detect <= 1.0:
+            raise ValueError("p_detect must be within [0, 1]")
+        check_grid(self.horizontal_fov, self.horizontal_step, self.vertical_fov, self.vertical_step)
+
+
+def check_grid(horizontal_fov: float, horizontal_step: float, vertical_fov: float, vertical_step: float) -> None:
+    """ValueError unless the steps are positive and the fields of view not negative."""
+    if horizontal_step <= 0 or vertical_step <= 0:
+        raise ValueError("horizontal_step and vertical_step must be positive")
+    if horizontal_fov < 0 or vertical_fov < 0:
+        raise ValueError("horizontal_fov and vertical_fov must be >= 0")
+
 
 def grid_directions(horizontal_fov: float, horizontal_step: float, vertical_fov: float,
                     vertical_step: float) -> tuple[np.ndarray, int, int]:
@@ -51,10 +67,7 @@ def grid_directions(horizontal_fov: float, horizontal_step: float, vertical_fov:
     Returns (directions, rows, columns). Each row is a planar fan like a laser
     scan (yaw from -hfov/2 up); rows step in elevation from -vfov/2 up.
     """
-    if horizontal_step <= 0 or vertical_step <= 0:
-        raise ValueError("horizontal_step and vertical_step must be positive")
-    if horizontal_fov < 0 or vertical_fov < 0:
-        raise ValueError("horizontal_fov and vertical_fov must be >= 0")
+    check_grid(horizontal_fov, horizontal_step, vertical_fov, vertical_step)
     columns = beam_count(horizontal_fov, horizontal_step)
     rows = beam_count(vertical_fov, vertical_step)
     yaw = -horizontal_fov / 2.0 + horizontal_step * np.arange(columns)
@@ -73,10 +86,6 @@ class VictimSensor(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: VictimParams = self.params  # type: ignore[assignment]
-        if prm.distance <= 0:
-            raise ValueError("distance must be positive")
-        if not 0.0 <= prm.p_detect <= 1.0:
-            raise ValueError("p_detect must be within [0, 1]")
         self._local, self.rows, self.columns = grid_directions(prm.horizontal_fov, prm.horizontal_step,
                                                                prm.vertical_fov, prm.vertical_step)
 
