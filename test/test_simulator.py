@@ -202,3 +202,14 @@ def test_camera_fov_opcode_clamps_restores_and_refuses_negative_angles():
         assert wide.ok and dict(wide.fields)["FOV"] < 9.0  # clamped to the camera's max_fov
         assert default.ok and dict(default.fields)["FOV"] == pytest.approx(sim.robot("R1").sensor("Camera").params.fov)
         assert not negative.ok and "FOV" in negative.message
+
+
+def test_core_public_surface_resolves():
+    import usarsim.sim as core
+    from usarsim.sim.simulator import Simulator as Defined
+
+    assert core.Simulator is Defined
+    for name in core.__all__:
+        assert getattr(core, name) is not None
+    with pytest.raises(AttributeError):
+        core.NoSuchThing  # noqa: B018
