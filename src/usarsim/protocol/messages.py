@@ -26,7 +26,7 @@ __all__ = [
     "GAME_TYPE", "format_readings", "format_robot_readings", "format_reading", "steering_type",
     "nfo_game", "nfo_start_poses", "geo_robot", "geo_mispkg", "geo_effecters", "geo_sensors",
     "conf_robot", "conf_mispkg", "conf_effecters", "conf_sensors", "geo_reply", "conf_reply",
-    "to_sae_vector", "to_sae_euler", "wire_name",
+    "to_sae_vector", "to_sae_euler", "wire_name", "LINE_FORMS",
 ]
 
 GAME_TYPE = "BotDeathMatch"  # what the manual's SimpleUI screenshot shows
@@ -71,7 +71,7 @@ def format_reading(reading: rd.Reading, stamped: bool = False, dialect: str = "u
             return _sta(reading, stamped, dialect)
         if isinstance(reading, _GROUPED):
             return _format_single_udk(reading, stamped)
-    fmt = _FORMATTERS.get(type(reading))
+    fmt = LINE_FORMS.get(type(reading))
     return fmt(reading, stamped) if fmt else None
 
 
@@ -233,7 +233,9 @@ def _lost(r: rd.RobotLost, stamped: bool) -> str:
                                 f"lowest floor) and was removed; send INIT again")
 
 
-_FORMATTERS: dict[type, Callable[[Any, bool], str]] = {
+# The protocol's one record per reading type: its line formatter, or None where the protocol
+# carries it another way (say which). Front-door conformance: test/test_front_doors.py.
+LINE_FORMS: dict[type, Callable[[Any, bool], str] | None] = {
     rd.RobotLost: _lost,
     rd.RobotState: _sta,
     rd.MissionPackageState: _missta,
@@ -250,6 +252,9 @@ _FORMATTERS: dict[type, Callable[[Any, bool], str]] = {
     rd.HumanMotionReading: _human_motion,
     rd.SoundReading: _sound,
     rd.PointCloudReading: _range3d,
+    rd.CameraImage: None,  # frames go through the image server (image_server.py, port 5003)
+    rd.JointStateReading: None,  # joint values go out in MISSTA (MissionPackageState)
+    rd.TracePoint: None,  # USARSim's TRACE draws in the world; clients see nothing on the wire
 }
 
 

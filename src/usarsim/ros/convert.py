@@ -37,6 +37,7 @@ from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
 from usarsim.ros.markers import rfid_marker, trace_marker, victim_marker
 from usarsim.ros.stamps import set_header, stamp
 from usarsim.sim import readings as rd
+from usarsim.sim.sensors import registry
 
 try:  # built into the environment by scripts/build_ros_interfaces.sh where ROS 2 is not installed
     from tf2_msgs.msg import TFMessage
@@ -79,8 +80,7 @@ class RobotNames:
         """Names for a robot of catalogue class ``spec`` (first scanner/camera/3-D scanner are primary)."""
         primary: dict[str, str] = {}
         for sensor in spec.sensors:
-            kind = {"RangeScanner": "scan", "IRScanner": "scan", "Camera": "camera",
-                    "RangeScanner3D": "points", "RangeImager": "points"}.get(sensor.type)
+            kind = sensor_form(sensor.type).primary
             if kind and kind not in primary:
                 primary[kind] = sensor.name
         return cls(robot=robot, frame_prefix=frame_prefix, primary=primary, joints=robot_joints(spec),
@@ -187,9 +187,12 @@ def range_message(r: rd.RangeReading, names: RobotNames) -> Range:
     return msg
 
 
+def _range_kind(sensor_type: str) -> str:
+    return "ir" if sensor_type.upper() == "IR" else "sonar"
+
+
 def _range(r: rd.RangeReading, names: RobotNames) -> list[tuple[str, Any]]:
-    kind = "ir" if r.sensor_type.upper() == "IR" else "sonar"
-    return [(names.topic(f"{kind}/{r.sensor}"), range_message(r, names))]
+    return [(names.topic(f"{_range_kind(r.sensor_type)}/{r.sensor}"), range_message(r, names))]
 
 
 def odometry(r: rd.OdometryReading, names: RobotNames) -> Odometry:
@@ -507,67 +510,113 @@ def _nothing(r: rd.Reading, names: RobotNames) -> list[tuple[str, Any]]:
     return []
 
 
-_CONVERTERS: dict[type, Callable[[Any, RobotNames], list[tuple[str, Any]]]] = {
-    rd.RangeScan: _scan,
-    rd.RangeReading: _range,
-    rd.OdometryReading: _odometry,
-    rd.GroundTruthReading: _ground_truth,
-    rd.InsReading: _ins,
-    rd.GpsReading: _gps,
-    rd.CameraImage: _camera,
-    rd.JointStateReading: _joint_state,
-    rd.RobotState: _robot_state,
-    rd.PointCloudReading: _points,
-    rd.TouchReading: _touch,
-    rd.HumanMotionReading: _human_motion,
-    rd.SoundReading: _sound,
-    rd.RfidReading: _rfid,
-    rd.VictimReading: _victim,
-    rd.TracePoint: _trace,
-    # covered by joint_states (encoders read the same joints; packages are joint groups)
-    rd.EncoderReading: _nothing,
-    rd.MissionPackageState: _nothing,
+Converter = Callable[[Any, RobotNames], list[tuple[str, Any]]]
+# (names, catalogue sensor type, sensor name) -> the (topic, message type) pairs one sensor publishes
+Topics = Callable[[RobotNames, str, str], list[tuple[str, type]]]
+
+
+def _no_topics(names: RobotNames, sensor_type: str, sensor: str) -> list[tuple[str, type]]:
+    return []
+
+
+@dataclass(frozen=True)
+class RosForm:
+    """How one reading type appears in ROS: the bridge's one record per reading type.
+
+    ``topics`` are what one sensor producing this reading publishes (TF excluded); the
+    bridge creates them at spawn, ``convert`` fills them (the node itself adds a camera's
+    compressed image on demand) and the conformance test checks the two agree. Message
+    types in ``reliable`` always go out with the reliable state QoS, others with the
+    sensor QoS the node is configured for. ``rate`` names the node parameter
+    ``rates.<rate>`` that overrides the sensor interval; ``primary`` the topic kind whose
+    first sensor on a robot drops its name (``scan`` rather than ``scan/<name>``). A
+    reading with no message of its own names in ``covered_by`` the per-robot topic that
+    carries it.
+    """
+
+    convert: Converter
+    topics: Topics = _no_topics
+    reliable: tuple[type, ...] = ()
+    rate: str = ""
+    primary: str = ""
+    covered_by: str = ""
+
+
+ROS_FORMS: dict[type, RosForm] = {
+    rd.RangeScan: RosForm(_scan, lambda n, t, s: [(n.sensor_topic("scan", s), LaserScan)],
+                          rate="scan", primary="scan"),
+    rd.RangeReading: RosForm(_range, lambda n, t, s: [(n.topic(f"{_range_kind(t)}/{s}"), Range)], rate="range"),
+    rd.OdometryReading: RosForm(_odometry, lambda n, t, s: [(n.topic("odom"), Odometry)],
+                                reliable=(Odometry,), rate="odom"),
+    rd.GroundTruthReading: RosForm(_ground_truth, lambda n, t, s: [(n.topic("ground_truth"), Odometry)],
+                                   reliable=(Odometry,), rate="ground_truth"),
+    rd.InsReading: RosForm(_ins, lambda n, t, s: [(n.topic("imu/data"), Imu), (n.topic("ins/odom"), Odometry)],
+                           reliable=(Odometry,), rate="imu"),
+    rd.GpsReading: RosForm(_gps, lambda n, t, s: [(n.topic("gps/fix"), NavSatFix),
+                                                  (n.topic("gps/satellites"), UInt8)], rate="gps"),
+    rd.CameraImage: RosForm(_camera, lambda n, t, s: [
+        (n.sensor_topic("camera", s, "image_raw"), Image),
+        (n.sensor_topic("camera", s, "image_raw/compressed"), CompressedImage),
+        (n.sensor_topic("camera", s, "camera_info"), CameraInfo)], rate="camera", primary="camera"),
+    rd.PointCloudReading: RosForm(_points, lambda n, t, s: [(n.sensor_topic("points", s), PointCloud2)],
+                                  rate="points", primary="points"),
+    rd.TouchReading: RosForm(_touch, lambda n, t, s: [(n.topic(f"touch/{s}"), Bool)]),
+    rd.HumanMotionReading: RosForm(_human_motion, lambda n, t, s: [(n.topic(f"human_motion/{s}"), Float32)]),
+    rd.SoundReading: RosForm(_sound, lambda n, t, s: [(n.topic(f"sound/{s}"), Float32MultiArray)]),
+    rd.RfidReading: RosForm(_rfid, lambda n, t, s: [(n.topic(f"rfid/{s}"), RfidTagDetections),
+                                                    (n.topic(f"rfid/{s}/markers"), Marker)], reliable=(Marker,)),
+    rd.VictimReading: RosForm(_victim, lambda n, t, s: [(n.topic(f"victim/{s}"), VictimDetections),
+                                                        (n.topic(f"victim/{s}/markers"), Marker)],
+                              reliable=(Marker,)),
+    # robot-level streams (no catalogue sensor): declared by expected_topics
+    rd.JointStateReading: RosForm(_joint_state, reliable=(JointState,)),
+    rd.RobotState: RosForm(_robot_state, reliable=(BatteryState,)),
+    rd.TracePoint: RosForm(_trace, reliable=(Marker,)),
+    # encoders read the same joints as joint_states; mission packages are joint groups
+    rd.EncoderReading: RosForm(_nothing, covered_by="joint_states"),
+    rd.MissionPackageState: RosForm(_nothing, covered_by="joint_states"),
 }
+
+
+def sensor_form(sensor_type: str) -> RosForm:
+    """The ROS record of a catalogue sensor type (through the reading type its family produces)."""
+    return ROS_FORMS[registry.family(sensor_type).reading_type()]
+
+
+def reliable_types() -> tuple[type, ...]:
+    """Message types always published with the reliable state QoS (/clock included)."""
+    out: list[type] = [Clock]
+    for form in ROS_FORMS.values():
+        out += [t for t in form.reliable if t not in out]
+    return tuple(out)
+
+
+def rate_kinds() -> dict[str, tuple[str, ...]]:
+    """``rates.<kind>`` parameter -> the catalogue sensor types it paces."""
+    out: dict[str, tuple[str, ...]] = {}
+    for sensor_type in registry.known_types():
+        kind = sensor_form(sensor_type).rate
+        if kind:
+            out[kind] = out.get(kind, ()) + (sensor_type,)
+    return out
 
 
 def supported(reading_type: type) -> bool:
     """True when ``reading_to_messages`` knows the reading type."""
-    return any(issubclass(reading_type, t) for t in _CONVERTERS)
+    return any(issubclass(reading_type, t) for t in ROS_FORMS)
 
 
 def reading_to_messages(reading: rd.Reading, names: RobotNames) -> list[tuple[str, Any]]:
     """(topic, message) pairs for one reading; [] for types with no ROS form."""
-    convert = _CONVERTERS.get(type(reading))
-    if convert is None:
-        for cls, fn in _CONVERTERS.items():
+    form = ROS_FORMS.get(type(reading))
+    if form is None:
+        for cls, candidate in ROS_FORMS.items():
             if isinstance(reading, cls):
-                convert = fn
+                form = candidate
                 break
         else:
             return []
-    return convert(reading, names)
-
-
-_SENSOR_TOPICS: dict[str, Callable[[RobotNames, str], list[tuple[str, type]]]] = {
-    "RangeScanner": lambda n, s: [(n.sensor_topic("scan", s), LaserScan)],
-    "IRScanner": lambda n, s: [(n.sensor_topic("scan", s), LaserScan)],
-    "Sonar": lambda n, s: [(n.topic(f"sonar/{s}"), Range)],
-    "IR": lambda n, s: [(n.topic(f"ir/{s}"), Range)],
-    "Odometry": lambda n, s: [(n.topic("odom"), Odometry)],
-    "GroundTruth": lambda n, s: [(n.topic("ground_truth"), Odometry)],
-    "INS": lambda n, s: [(n.topic("imu/data"), Imu), (n.topic("ins/odom"), Odometry)],
-    "GPS": lambda n, s: [(n.topic("gps/fix"), NavSatFix), (n.topic("gps/satellites"), UInt8)],
-    "Camera": lambda n, s: [(n.sensor_topic("camera", s, "image_raw"), Image),
-                            (n.sensor_topic("camera", s, "image_raw/compressed"), CompressedImage),
-                            (n.sensor_topic("camera", s, "camera_info"), CameraInfo)],
-    "RangeScanner3D": lambda n, s: [(n.sensor_topic("points", s), PointCloud2)],
-    "RangeImager": lambda n, s: [(n.sensor_topic("points", s), PointCloud2)],
-    "Touch": lambda n, s: [(n.topic(f"touch/{s}"), Bool)],
-    "HumanMotion": lambda n, s: [(n.topic(f"human_motion/{s}"), Float32)],
-    "Sound": lambda n, s: [(n.topic(f"sound/{s}"), Float32MultiArray)],
-    "RFID": lambda n, s: [(n.topic(f"rfid/{s}"), RfidTagDetections), (n.topic(f"rfid/{s}/markers"), Marker)],
-    "VictSensor": lambda n, s: [(n.topic(f"victim/{s}"), VictimDetections), (n.topic(f"victim/{s}/markers"), Marker)],
-}
+    return form.convert(reading, names)
 
 
 def expected_topics(spec: "RobotSpec", names: RobotNames) -> list[tuple[str, type]]:
@@ -578,7 +627,7 @@ def expected_topics(spec: "RobotSpec", names: RobotNames) -> list[tuple[str, typ
     for sensor in spec.sensors:
         if sensor.type == "GroundTruth" and not spec.ground_truth:
             continue
-        for pair in _SENSOR_TOPICS.get(sensor.type, lambda n, s: [])(names, sensor.name):
+        for pair in sensor_form(sensor.type).topics(names, sensor.type, sensor.name):
             if pair not in out:
                 out.append(pair)
     return out

@@ -31,11 +31,9 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from geometry_msgs.msg import Twist, TwistStamped
-from nav_msgs.msg import Odometry
-from sensor_msgs.msg import BatteryState, CameraInfo, JointState
+from sensor_msgs.msg import CameraInfo, JointState
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Float64, Float64MultiArray, String, UInt32
-from visualization_msgs.msg import Marker
 
 from usarsim.config_loading import ConfigError
 from usarsim.ros import convert
@@ -51,6 +49,7 @@ from usarsim.sim.readings import CameraImage, OdometryReading, Reading
 from usarsim.sim.robot import Robot
 from usarsim.sim.ros2_control import group_joints
 from usarsim.sim.sensors import CommandResult
+from usarsim.sim.sensors.camera import Camera
 from usarsim.sim.simulator import PACINGS, Simulator
 from usarsim.sim.world import DEFAULT_WORLD
 
@@ -67,7 +66,7 @@ LATCHED_QOS = TF_STATIC_QOS
 # reliable subscribers (ros2 topic echo, rqt, rosbridge, Nav2) and best-effort ones alike.
 # qos:=best_effort (or best_effort_robots) switches sensor streams to SensorDataQoS for lossy links.
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-STATE_TYPES = (Odometry, JointState, BatteryState, Clock, Marker)  # always reliable, depth 10
+STATE_TYPES = convert.reliable_types()  # always reliable, depth 10
 SENSOR_QOS = {
     "reliable": QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST),
     "best_effort": QoSProfile(depth=5, reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST),
@@ -108,17 +107,9 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
 }
 DYNAMIC_TYPED = ("cmd_vel_stamped",)  # true/false or the string auto
 
-# rates.<kind>: Hz overriding the catalogue's sensor interval for every sensor of those types (0: catalogue)
-RATE_TYPES: dict[str, tuple[str, ...]] = {
-    "scan": ("RangeScanner", "IRScanner"),
-    "camera": ("Camera",),
-    "odom": ("Odometry",),
-    "imu": ("INS",),
-    "gps": ("GPS",),
-    "range": ("Sonar", "IR"),
-    "ground_truth": ("GroundTruth",),
-    "points": ("RangeScanner3D", "RangeImager"),
-}
+# rates.<kind>: Hz overriding the catalogue's sensor interval for every sensor of those types (0: catalogue);
+# the kinds come from the bridge's table (convert.ROS_FORMS)
+RATE_TYPES: dict[str, tuple[str, ...]] = convert.rate_kinds()
 
 
 @dataclass
@@ -339,7 +330,7 @@ class UsarsimNode(Node):
             names = self._names(name, spec)
             reliability = "best_effort" if name in self._best_effort_robots else self._qos
             bridge = _Bridge(robot, names, tuple(robot.drive.accepts), sensor_qos=SENSOR_QOS[reliability],
-                             cameras=[s for s in robot.sensors if s.type_name == "Camera"])
+                             cameras=[s for s in robot.sensors if isinstance(s, Camera)])
             self._bridges[name] = bridge
             self._next_info_due = 0.0  # its cameras' camera_info is due at once
             self._apply_rates(robot)
@@ -374,7 +365,7 @@ class UsarsimNode(Node):
                 subscribe(self.create_subscription(JointState, names.topic("joint_commands"),
                                                    lambda msg, b=bridge: self._on_joint_commands(b, msg), 10))
             for sensor in robot.sensors:
-                if sensor.type_name == "Camera":  # zoom: horizontal FOV in radians (0 = the default)
+                if isinstance(sensor, Camera):  # zoom: horizontal FOV in radians (0 = the default)
                     subscribe(self.create_subscription(
                         Float64, names.sensor_topic("camera", sensor.name, "fov"),
                         lambda msg, b=bridge, c=sensor.name: self._on_camera_fov(b, c, msg), 10))
@@ -407,7 +398,7 @@ class UsarsimNode(Node):
     @staticmethod
     def _set_cameras(robot: Robot, on: bool) -> None:
         for sensor in robot.sensors:
-            if sensor.type_name == "Camera":
+            if isinstance(sensor, Camera):
                 sensor.active = on or sensor.params.always_on  # type: ignore[attr-defined]
 
     # --- publishing ------------------------------------------------------------------------

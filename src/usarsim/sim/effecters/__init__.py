@@ -52,6 +52,12 @@ def _load_all() -> None:
         importlib.import_module(f"{__name__}.{info.name}")
 
 
+def known_types() -> list[str]:
+    """Every registered effecter type name."""
+    _load_all()
+    return sorted(_FAMILIES)
+
+
 def create(spec: "EffecterSpec", robot: "Robot") -> Effecter:
     """Instantiate an effecter; unknown types list the known ones."""
     _load_all()

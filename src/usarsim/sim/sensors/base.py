@@ -8,6 +8,7 @@ sensor is due; front doors only format the returned readings.
 from __future__ import annotations
 
 import math
+import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
@@ -96,6 +97,14 @@ class Sensor:
             self.next_time += self.interval
             if self.next_time <= now:
                 self.next_time = now + self.interval
+
+    @classmethod
+    def reading_type(cls) -> type[Reading]:
+        """The reading type this family produces: the return annotation of its ``read``.
+
+        The front doors key their records on it (docs/architecture.md, adding a sensor).
+        """
+        return typing.get_type_hints(cls.read)["return"]
 
     @classmethod
     def sample_batch(cls, sensors: Sequence["Sensor"], now: float) -> list[Reading]:
