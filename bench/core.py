@@ -18,7 +18,7 @@ import numpy as np
 import pybullet as p
 
 from fleet import raw_motors  # bench/ is on the path when this file runs
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.quiet import quiet_stdout
@@ -75,7 +75,7 @@ def run_raw(world: str, ticks: int) -> float:
     start_pose = world_spec.start_poses[0]
     base = (start_pose.xyz[0], start_pose.xyz[1], spawn_height(spec, start_pose.xyz[2]))
     with quiet_stdout():
-        body = p.loadURDF(str(spec.urdf_path), base, frames.quaternion_from_euler(start_pose.rpy),
+        body = p.loadURDF(str(spec.urdf_path), base, rotations.quaternion_from_euler(start_pose.rpy),
                           flags=URDF_FLAGS, physicsClientId=client)
     joints = {p.getJointInfo(body, i, physicsClientId=client)[1].decode(): i
               for i in range(p.getNumJoints(body, physicsClientId=client))}

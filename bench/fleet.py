@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
-from usarsim import frames
+
 from usarsim.sim.catalogue import RobotSpec, available_robots, load_robot
 from usarsim.sim.commands import AckermannDrive, AerialDrive, CommandError, WheelDrive
 from usarsim.sim.quiet import quiet_stdout

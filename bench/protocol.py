@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fleet import PHYSICS_RATE, positions, run_raw, run_simulator  # noqa: E402
 
-from usarsim import frames  # noqa: E402
+from usarsim.protocol import frames  # noqa: E402
 from usarsim.protocol import grammar as g  # noqa: E402
 from usarsim.protocol import messages as pm  # noqa: E402
 from usarsim.protocol.server import ProtocolServer  # noqa: E402

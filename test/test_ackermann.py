@@ -4,7 +4,7 @@ import math
 import pybullet as p
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import AckermannDrive, CommandError, WheelDrive
 from usarsim.sim.drives_vehicle import ackermann_geometry, twist_to_ackermann, wheel_positions
@@ -15,7 +15,7 @@ CARS = ["Hummer", "Sedan", "SnowStorm"]
 
 
 def yaw_of(truth) -> float:
-    return frames.euler_from_quaternion(truth.orientation)[2]
+    return rotations.euler_from_quaternion(truth.orientation)[2]
 
 
 # --- pure geometry -----------------------------------------------------------------------

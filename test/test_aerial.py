@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import AerialDrive, CommandError, JointTargets, WheelDrive
 from usarsim.sim.readings import GpsReading, InsReading, RobotState
@@ -11,7 +11,7 @@ from usarsim.sim.simulator import Simulator
 
 
 def rpy(truth):
-    return frames.euler_from_quaternion(truth.orientation)
+    return rotations.euler_from_quaternion(truth.orientation)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,8 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
+from usarsim.protocol import frames
 from usarsim.sim.simulator import Simulator
 from usarsim.sim.world import SPAWN_HEIGHT, available_worlds, build_world, load_world
 from usarsim.sim.world_geometry import step_field_heights
@@ -44,7 +45,7 @@ def test_p2at_stays_upright_at_every_start_pose(name):
             robot = sim.spawn("P2AT", start=pose.tag)
             sim.run_for(1.0)
             truth = sim.ground_truth(robot.name)
-            roll, pitch, yaw = frames.euler_from_quaternion(truth.orientation)
+            roll, pitch, yaw = rotations.euler_from_quaternion(truth.orientation)
             assert abs(roll) < 0.05 and abs(pitch) < 0.05, (pose.tag, roll, pitch)
             assert math.dist(truth.position[:2], pose.xyz[:2]) < 0.03, pose.tag
             assert 0.0 < truth.position[2] - pose.xyz[2] < 0.3, pose.tag  # resting on the floor there

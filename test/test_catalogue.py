@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.body import generate_urdf
 from usarsim.sim.catalogue import available_robots, load_robot
 from usarsim.sim.commands import JointTargets
@@ -94,7 +94,7 @@ def test_ers_legs_follow_joint_commands(ers):
     # legs of 0.145 m (thigh + shin) spread by 0.5 rad: the torso sinks by ~1.8 cm, level, on all paws
     drop = ers["standing"].position[2] - ers["crouched"].position[2]
     assert drop == pytest.approx(0.145 * (1 - math.cos(0.5)), abs=0.005)
-    roll, pitch, _ = frames.euler_from_quaternion(ers["crouched"].orientation)
+    roll, pitch, _ = rotations.euler_from_quaternion(ers["crouched"].orientation)
     assert abs(roll) < 0.05 and abs(pitch) < 0.05
     assert all(r.touched for r in ers["crouched_readings"][-20:] if isinstance(r, TouchReading))
     assert ers["legs"][1::3] == pytest.approx([0.5] * 4, abs=0.03)

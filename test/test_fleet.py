@@ -6,7 +6,7 @@ import math
 import pybullet as p
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.catalogue import available_robots, load_robot
 from usarsim.sim.commands import AckermannDrive, AerialDrive, JointTargets, WheelDrive
 from usarsim.sim.readings import GroundTruthReading
@@ -19,7 +19,7 @@ AERIAL = [r for r in ROBOTS if load_robot(r).drive.type == "aerial"]
 
 
 def yaw_of(truth: GroundTruthReading) -> float:
-    return frames.euler_from_quaternion(truth.orientation)[2]
+    return rotations.euler_from_quaternion(truth.orientation)[2]
 
 
 def test_catalogue_ships_the_fleet():
@@ -46,7 +46,7 @@ def test_spawns_and_publishes_its_default_sensors(class_name):
             assert group.name in seen
         # resting on the floor, upright, not sunk into it
         truth = sim.ground_truth("R")
-        roll, pitch, _ = frames.euler_from_quaternion(truth.orientation)
+        roll, pitch, _ = rotations.euler_from_quaternion(truth.orientation)
         assert abs(roll) < 0.05 and abs(pitch) < 0.1
         assert truth.position[2] > -robot.spec.body.lowest_point() - 0.03
 
@@ -159,7 +159,7 @@ def test_aerial_climbs_hovers_and_flies(class_name):
         sim.run_for(2.0)
         later = sim.ground_truth("R")
         assert later.position[2] == pytest.approx(hover.position[2], abs=0.03)  # hovers against gravity
-        roll, pitch, _ = frames.euler_from_quaternion(later.orientation)
+        roll, pitch, _ = rotations.euler_from_quaternion(later.orientation)
         assert abs(roll) < 0.05 and abs(pitch) < 0.05
         sim.submit(AerialDrive("R", linear=20.0, lateral=0.0, yaw_rate=0.0))
         sim.run_for(2.0)

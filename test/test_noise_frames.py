@@ -6,7 +6,8 @@ import pytest
 import transforms3d
 from hypothesis import given, strategies as st
 
-from usarsim import frames
+from usarsim import rotations
+from usarsim.protocol import frames
 from usarsim.sim import noise
 from usarsim.sim.catalogue import DriveSpec
 from usarsim.sim.drives import bicycle_steer, twist_to_wheel_speeds, wheel_speeds_to_twist
@@ -65,11 +66,11 @@ def test_flip_is_an_involution(x, y, z):
 
 @given(st.floats(-3.1, 3.1), st.floats(-1.5, 1.5), st.floats(-3.1, 3.1))
 def test_flipped_quaternion_is_flipped_euler(r, p, y):
-    q = frames.quaternion_from_euler((r, p, y))
-    back = frames.euler_from_quaternion(frames.flip_quaternion(q))
+    q = rotations.quaternion_from_euler((r, p, y))
+    back = rotations.euler_from_quaternion(frames.flip_quaternion(q))
     expected = frames.flip_euler((r, p, y))
-    m1 = frames.rotation_matrix(frames.quaternion_from_euler(back))
-    m2 = frames.rotation_matrix(frames.quaternion_from_euler(expected))
+    m1 = rotations.rotation_matrix(rotations.quaternion_from_euler(back))
+    m2 = rotations.rotation_matrix(rotations.quaternion_from_euler(expected))
     assert np.allclose(m1, m2, atol=1e-9)
 
 
@@ -79,11 +80,11 @@ angles = st.floats(-4.0, 4.0)
 @given(angles, angles, angles)
 def test_euler_quaternion_matrix_match_transforms3d(r, p, y):
     w, x, qy, z = transforms3d.euler.euler2quat(r, p, y, "sxyz")
-    q = frames.quaternion_from_euler((r, p, y))
+    q = rotations.quaternion_from_euler((r, p, y))
     assert np.allclose(q, (x, qy, z, w), atol=1e-12)
-    assert np.allclose(frames.rotation_matrix(q), transforms3d.quaternions.quat2mat((w, x, qy, z)), atol=1e-12)
+    assert np.allclose(rotations.rotation_matrix(q), transforms3d.quaternions.quat2mat((w, x, qy, z)), atol=1e-12)
     expected = transforms3d.euler.quat2euler((w, x, qy, z), "sxyz")
-    assert np.allclose(frames.euler_from_quaternion(q), expected, atol=1e-9)
+    assert np.allclose(rotations.euler_from_quaternion(q), expected, atol=1e-9)
 
 
 @pytest.mark.parametrize("q", [(0.0, math.sqrt(0.5), 0.0, math.sqrt(0.5)),  # pitch +90 deg: gimbal lock
@@ -92,12 +93,12 @@ def test_euler_quaternion_matrix_match_transforms3d(r, p, y):
                                (0.0, 0.0, 2.0, 0.0)])  # not normalised
 def test_euler_from_quaternion_edge_cases_match_transforms3d(q):
     expected = transforms3d.euler.quat2euler((q[3], q[0], q[1], q[2]), "sxyz")
-    assert np.allclose(frames.euler_from_quaternion(q), expected, atol=1e-9)
+    assert np.allclose(rotations.euler_from_quaternion(q), expected, atol=1e-9)
 
 
 @given(st.floats(-50, 50))
 def test_wrap_ranges(angle):
-    w = frames.wrap_pi(angle)
+    w = rotations.wrap_pi(angle)
     assert -math.pi < w <= math.pi
     assert math.isclose(math.cos(w), math.cos(angle), abs_tol=1e-9)
     w2 = frames.wrap_2pi(angle)
@@ -130,3 +131,17 @@ def test_bicycle_steer_sign_and_clamp():
     assert bicycle_steer(1.0, 0.2, 2.0, 0.5) > 0
     assert bicycle_steer(1.0, 5.0, 2.0, 0.5) == pytest.approx(0.5)
     assert bicycle_steer(0.0, 1.0, 2.0, 0.5) == 0.0
+
+
+def test_rotation_helpers_agree_with_the_matrix_forms():
+    import numpy as np
+
+    q = rotations.quaternion_from_euler((0.3, -0.2, 1.1))
+    v = (0.5, -1.0, 2.0)
+    assert rotations.rotate_inverse(q, v) == pytest.approx(tuple(rotations.rotation_matrix(q).T @ np.array(v)))
+    assert rotations.yaw_quaternion(0.7) == pytest.approx(rotations.quaternion_from_euler((0.0, 0.0, 0.7)))
+    qa, qb = rotations.quaternion_from_euler((0.1, 0.0, 0.0)), rotations.axis_angle_quaternion((0.0, 0.0, 1.0), 0.4)
+    product = rotations.rotation_matrix(rotations.quaternion_multiply(qa, qb))
+    assert product == pytest.approx(rotations.rotation_matrix(qa) @ rotations.rotation_matrix(qb))
+    pose = rotations.pose_matrix((1.0, 2.0, 3.0), q)
+    assert pose[:3, 3] == pytest.approx([1.0, 2.0, 3.0]) and pose[:3, :3] == pytest.approx(rotations.rotation_matrix(q))

@@ -9,7 +9,7 @@ from usarsim.cli import main
 from usarsim.sim.commands import CommandError, WheelDrive
 from usarsim.sim.readings import EncoderReading, GroundTruthReading, InsReading, OdometryReading, RangeReading, RangeScan
 from usarsim.sim.simulator import Simulator
-from usarsim import frames
+from usarsim import rotations
 
 COMPARED = (RangeScan, RangeReading, InsReading, EncoderReading, OdometryReading)
 BOX = """<robot name="box"><link name="box"><inertial><mass value="1"/>
@@ -36,7 +36,7 @@ def test_noise_off_ins_reads_the_true_attitude():
         readings = sim.step(300)
     ins = [r for r in readings if isinstance(r, InsReading)][-1]
     truth = next(r for r in readings if isinstance(r, GroundTruthReading) and r.time == ins.time)
-    assert ins.rpy[2] == pytest.approx(frames.euler_from_quaternion(truth.orientation)[2], abs=1e-6)
+    assert ins.rpy[2] == pytest.approx(rotations.euler_from_quaternion(truth.orientation)[2], abs=1e-6)
 
 
 def test_run_command_no_noise(tmp_path):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.calibration import TURN_SURFACE_SPEED, turn_in_place
 from usarsim.sim.catalogue import available_robots, load_robot
 from usarsim.sim.commands import WheelDrive
@@ -35,7 +35,7 @@ def ramp_world() -> WorldSpec:
 
 
 def yaw_of(truth) -> float:
-    return frames.euler_from_quaternion(truth.orientation)[2]
+    return rotations.euler_from_quaternion(truth.orientation)[2]
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,8 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from usarsim import frames
+from usarsim import rotations
+from usarsim.protocol import frames
 from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
 from usarsim.protocol.server import ProtocolServer
@@ -143,7 +144,7 @@ HEAD = {"time": 1.25, "robot": "R", "frame": "base_link"}
 
 
 def _close_angle(a: float, b: float) -> bool:
-    return abs(frames.wrap_pi(a - b)) < 2e-4
+    return abs(rotations.wrap_pi(a - b)) < 2e-4
 
 
 @settings(max_examples=200, deadline=None)
@@ -159,15 +160,15 @@ def test_ins_and_ground_truth_round_trip_through_the_wire(position, rpy):
     for got, want in zip(orn, frames.flip_euler(rpy)):
         assert _close_angle(got, want)
 
-    quat = frames.quaternion_from_euler(rpy)
+    quat = rotations.quaternion_from_euler(rpy)
     truth = rd.GroundTruthReading(sensor="GroundTruth", position=position, orientation=quat,
                                   linear_velocity=(0, 0, 0), angular_velocity=(0, 0, 0), **HEAD)
     msg = g.parse_message(pm.format_reading(truth))
     orn = msg.get_vector("Orientation")
     assert all(-math.pi < a <= 3.1416 for a in orn)  # (-pi, pi]; pi itself prints as 3.1416
     # same attitude: compare rotation matrices (Euler angles are not unique near gimbal lock)
-    back = frames.rotation_matrix(frames.quaternion_from_euler(frames.flip_euler(orn)))
-    assert back == pytest.approx(frames.rotation_matrix(quat), abs=1e-3)
+    back = rotations.rotation_matrix(rotations.quaternion_from_euler(frames.flip_euler(orn)))
+    assert back == pytest.approx(rotations.rotation_matrix(quat), abs=1e-3)
 
 
 @settings(max_examples=100, deadline=None)

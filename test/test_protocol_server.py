@@ -157,8 +157,8 @@ def test_init_with_location_and_rotation(server, client):
     assert truth.position[0] == pytest.approx(2.0, abs=0.05)
     assert truth.position[1] == pytest.approx(-2.3, abs=0.05)
     assert -1.988 < truth.position[2] < -1.8  # standing on the floor
-    from usarsim import frames
-    assert frames.euler_from_quaternion(truth.orientation)[2] == pytest.approx(-0.5, abs=0.05)
+    from usarsim import rotations
+    assert rotations.euler_from_quaternion(truth.orientation)[2] == pytest.approx(-0.5, abs=0.05)
 
 
 def test_default_name_and_second_init(server, client):

@@ -12,7 +12,7 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.catalogue import EffecterSpec, Mount, SensorSpec
 from usarsim.sim.effecters.rfid_releaser import RfidReleaser
 from usarsim.sim.environment import SensorEnvironment
@@ -55,7 +55,7 @@ class FakeRobot:
         self.body_id = -1
         self.spec = SimpleNamespace(msg_period=0.2)
         self.origin = np.array(origin, dtype=float)
-        self.rot = frames.rotation_matrix(frames.quaternion_from_euler((0.0, 0.0, yaw)))
+        self.rot = rotations.rotation_matrix(rotations.quaternion_from_euler((0.0, 0.0, yaw)))
 
     def mount_pose(self, mount: Mount):
         return self.origin, self.rot

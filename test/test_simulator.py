@@ -213,3 +213,4 @@ def test_core_public_surface_resolves():
         assert getattr(core, name) is not None
     with pytest.raises(AttributeError):
         core.NoSuchThing  # noqa: B018
+    assert sorted(core.__all__) == sorted([*core._EXPORTS, *core._SUBMODULES])

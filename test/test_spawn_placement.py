@@ -5,7 +5,7 @@ import math
 import pybullet as p
 import pytest
 
-from usarsim import frames
+from usarsim.protocol import frames
 from usarsim.sim.catalogue import available_robots
 from usarsim.sim.commands import CommandError
 from usarsim.sim.readings import RobotLost

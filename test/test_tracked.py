@@ -6,7 +6,7 @@ import math
 import pybullet as p
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import Flip, JointTargets, WheelDrive
 from usarsim.sim.drives_tracked import TrackedDrive, roller_spin_scales
@@ -22,7 +22,7 @@ KENAF_CLIMBING_POSE = {"FRFlipper": 0.5, "FLFlipper": 0.5, "RRFlipper": -0.2, "R
 
 
 def yaw(sim: Simulator, name: str) -> float:
-    return frames.euler_from_quaternion(sim.ground_truth(name).orientation)[2]
+    return rotations.euler_from_quaternion(sim.ground_truth(name).orientation)[2]
 
 
 def test_roller_spin_scales_give_one_belt_speed():
@@ -131,11 +131,11 @@ def test_flip_puts_an_upturned_tracked_robot_back_on_its_tracks():
     with Simulator("empty") as sim:
         sim.spawn("Kenaf", "R", position=(0.0, 0.0, 0.3), rpy=(math.pi, 0.0, 0.7))
         sim.run_for(1.0)
-        roll = frames.euler_from_quaternion(sim.ground_truth("R").orientation)[0]
+        roll = rotations.euler_from_quaternion(sim.ground_truth("R").orientation)[0]
         assert abs(abs(roll) - math.pi) < 0.3  # lying on its back
         sim.submit(Flip("R"))
         sim.run_for(1.0)
-        roll, pitch, heading = frames.euler_from_quaternion(sim.ground_truth("R").orientation)
+        roll, pitch, heading = rotations.euler_from_quaternion(sim.ground_truth("R").orientation)
         assert abs(roll) < 0.05 and abs(pitch) < 0.05
         assert heading == pytest.approx(0.7, abs=0.05)  # keeps its heading
 

@@ -8,13 +8,13 @@ from usarsim.sim.commands import CommandError, JointTargets, WheelDrive
 from usarsim.sim.drives import twist_to_wheel_speeds, wheel_speeds_to_twist
 from usarsim.sim.readings import EncoderReading, OdometryReading
 from usarsim.sim.simulator import Simulator
-from usarsim import frames
+from usarsim import rotations
 
 WHEELED = ["P2DX", "ATRVJr", "Zerg", "Kurt2D"]
 
 
 def yaw_of(truth) -> float:
-    return frames.euler_from_quaternion(truth.orientation)[2]
+    return rotations.euler_from_quaternion(truth.orientation)[2]
 
 
 def drive(sim: Simulator, name: str, left: float, right: float, seconds: float, normalized: bool = False):

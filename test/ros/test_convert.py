@@ -12,7 +12,7 @@ from visualization_msgs.msg import Marker  # noqa: E402
 from sensor_msgs.msg import (BatteryState, CameraInfo, Image, Imu, JointState, LaserScan, NavSatFix,  # noqa: E402
                              NavSatStatus, PointCloud2, Range)
 
-from usarsim import frames  # noqa: E402
+from usarsim import rotations  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
 from usarsim.ros.commands import group_command, trajectory_command, twist_to_command  # noqa: E402
 from usarsim.ros.kinematics import JointFrame, joints_from_urdf  # noqa: E402
@@ -89,7 +89,7 @@ def test_odometry_message_and_tf():
 
 def test_ground_truth_twist_is_in_the_body_frame():
     yaw = math.pi / 2
-    q = frames.quaternion_from_euler((0.0, 0.0, yaw))
+    q = rotations.quaternion_from_euler((0.0, 0.0, yaw))
     r = rd.GroundTruthReading(**H, sensor="GroundTruth", frame="base_link", position=(1.0, 2.0, 0.15),
                               orientation=q, linear_velocity=(0.0, 0.5, 0.0), angular_velocity=(0.0, 0.0, 0.2))
     topic, msg = _one(r)
@@ -107,13 +107,13 @@ def test_ground_truth_body_twist_for_any_attitude():
         r = rd.GroundTruthReading(**H, sensor="GroundTruth", frame="base_link", position=(0, 0, 0), orientation=q,
                                   linear_velocity=v, angular_velocity=v)
         lin = _one(r)[1].twist.twist.linear
-        expect = frames.rotation_matrix(q).T @ np.array(v)
+        expect = rotations.rotation_matrix(q).T @ np.array(v)
         assert (lin.x, lin.y, lin.z) == pytest.approx(tuple(expect), abs=1e-9)
 
 
 def test_map_to_odom_composes_to_ground_truth():
     truth = rd.GroundTruthReading(**H, sensor="GroundTruth", frame="base_link", position=(3.0, -1.0, 0.15),
-                                  orientation=frames.quaternion_from_euler((0.0, 0.0, 1.0)),
+                                  orientation=rotations.quaternion_from_euler((0.0, 0.0, 1.0)),
                                   linear_velocity=(0, 0, 0), angular_velocity=(0, 0, 0))
     odom = rd.OdometryReading(**H, sensor="Odometry", frame="base_link", x=0.5, y=0.2, theta=0.3,
                               linear_velocity=0, angular_velocity=0, pose_variance=(0, 0, 0), twist_variance=(0, 0))
@@ -121,7 +121,7 @@ def test_map_to_odom_composes_to_ground_truth():
     assert (tf.header.frame_id, tf.child_frame_id) == ("map", "odom")
     t = tf.transform
     m = np.eye(4)
-    m[:3, :3] = frames.rotation_matrix((t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w))
+    m[:3, :3] = rotations.rotation_matrix((t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w))
     m[:3, 3] = (t.translation.x, t.translation.y, t.translation.z)
     base = m @ np.array([0.5, 0.2, NAMES.base_height, 1.0])
     assert base[:3] == pytest.approx([3.0, -1.0, 0.15])

@@ -32,7 +32,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.config_loading import ConfigError
 from usarsim.ros.commands import twist_to_command
 from usarsim.scale.metrics import TrialMetrics
@@ -223,7 +223,7 @@ class UsarsimEnv(gym.Env):
         else:
             reward += m.coverage.area - self._area
             self._area = m.coverage.area
-        roll, pitch, _ = frames.euler_from_quaternion(self._robot.base.orientation)
+        roll, pitch, _ = rotations.euler_from_quaternion(self._robot.base.orientation)
         if abs(roll) > TIP_OVER_ANGLE or abs(pitch) > TIP_OVER_ANGLE:
             reward -= TIP_OVER_PENALTY
             terminated = True

@@ -13,7 +13,7 @@ import pybullet as p
 from foxglove.messages import (Color, CubePrimitive, CylinderPrimitive, Point3, Pose, Quaternion,
                                SpherePrimitive, TriangleListPrimitive, Vector3)
 
-from usarsim import frames
+from usarsim import rotations
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -91,5 +91,5 @@ def wedge(centre: Vec3, size: Vec3, rpy: Vec3, rgba: Sequence[float]) -> Triangl
     faces = [low_r, high_r, high_l, low_r, high_l, low_l,  # slope
              foot_r, foot_l, high_l, foot_r, high_l, high_r,  # high end
              low_r, foot_r, high_r, low_l, high_l, foot_l]  # sides
-    return TriangleListPrimitive(pose=pose(centre, frames.quaternion_from_euler(rpy)),
+    return TriangleListPrimitive(pose=pose(centre, rotations.quaternion_from_euler(rpy)),
                                  points=[Point3(x=x, y=y, z=z) for x, y, z in faces], color=color(rgba))

@@ -30,7 +30,7 @@ from foxglove.messages import (Color, FrameTransform, FrameTransforms, LaserScan
                                LinePrimitiveLineType, Point3, Quaternion, RawImage, SceneEntity, SceneUpdate,
                                SpherePrimitive, TextPrimitive, Timestamp, Vector3)
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.live.shapes import Primitives, body_primitives, color, pose, wedge
 from usarsim.sim.readings import CameraImage, RangeScan, Reading, TracePoint, VictimReading
 from usarsim.sim.robot import Robot
@@ -208,7 +208,7 @@ def _transforms(robot: Robot, now: float) -> list[FrameTransform]:
         seen.add(frame)
         position, rotation = robot.mount_pose(sensor.spec.mount)
         local = inverse @ (np.asarray(position) - base.position)
-        quat = frames.quaternion_from_matrix(inverse @ rotation)
+        quat = rotations.quaternion_from_matrix(inverse @ rotation)
         out.append(_transform(frame_of(robot.name, "base_link"), frame_of(robot.name, frame), local, quat, now))
     return out
 

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from usarsim import frames
+from usarsim.protocol import frames
 from usarsim.protocol import grammar as g
 from usarsim.sim.catalogue import RobotSpec
 from usarsim.sim.commands import (AckermannDrive, AerialDrive, Command, Flip, JointTargets, SensorCommand,

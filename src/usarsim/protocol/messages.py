@@ -3,16 +3,17 @@
 Pure functions: no sockets, no simulator state beyond the objects passed in.
 This is the protocol's edge, so every frame conversion happens here: core
 values are REP-103 (world x north, y west, z up; bodies FLU), wire values are
-SAE J670 (x forward/north, y right/east, z down), via ``usarsim.frames``.
+SAE J670 (x forward/north, y right/east, z down), via ``usarsim.protocol.frames``.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from usarsim import frames
+from usarsim import rotations
+from usarsim.protocol.frames import to_sae_euler, to_sae_vector, wrap_2pi_wire, wrap_pi_wire
 from usarsim.protocol import grammar as g
 from usarsim.sim import readings as rd
 from usarsim.sim.world import FALL_LIMIT, SPAWN_HEIGHT
@@ -33,29 +34,6 @@ GAME_TYPE = "BotDeathMatch"  # what the manual's SimpleUI screenshot shows
 
 # Readings that several sensors of one type share one SEN line for (manual §9.3 examples).
 _GROUPED = (rd.RangeReading, rd.EncoderReading, rd.TouchReading)
-
-
-def to_sae_vector(v: Sequence[float]) -> tuple[float, float, float]:
-    """Core (REP-103) vector -> wire (SAE)."""
-    return frames.flip_vector(v)
-
-
-def wrap_pi_wire(angle: float) -> float:
-    """Wrap to (-pi, pi] so that the 4-decimal text stays inside too (-3.14159 would print -3.1416)."""
-    a = frames.wrap_pi(angle)
-    return math.pi if round(a, g.FLOAT_DIGITS) <= -round(math.pi, g.FLOAT_DIGITS) else a
-
-
-def wrap_2pi_wire(angle: float) -> float:
-    """Wrap to [0, 2pi) so that the 4-decimal text stays inside too (6.28318 would print 6.2832)."""
-    a = frames.wrap_2pi(angle)
-    return 0.0 if round(a, g.FLOAT_DIGITS) >= round(2.0 * math.pi, g.FLOAT_DIGITS) else a
-
-
-def to_sae_euler(rpy: Sequence[float], wrap: Callable[[float], float] = wrap_pi_wire) -> tuple[float, float, float]:
-    """Core roll, pitch, yaw -> wire angles, each wrapped (decision D10: (-pi, pi], INS [0, 2pi))."""
-    r, p, y = frames.flip_euler(rpy)
-    return (wrap(r), wrap(p), wrap(y))
 
 
 def _time(now: float, stamped: bool) -> float | None:
@@ -182,7 +160,7 @@ def _gps(r: rd.GpsReading, stamped: bool) -> str:
 
 
 def _ground_truth(r: rd.GroundTruthReading, stamped: bool) -> str:
-    rpy = frames.euler_from_quaternion(r.orientation)
+    rpy = rotations.euler_from_quaternion(r.orientation)
     return g.format_sen_ground_truth(r.sensor, to_sae_vector(r.position), to_sae_euler(rpy),
                                      _time(r.time, stamped))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from usarsim.frames import UU_PER_METRE, UU_PER_RADIAN
+from usarsim.protocol.frames import UU_PER_METRE, UU_PER_RADIAN
 
 UNITS = ("si", "unreal")
 

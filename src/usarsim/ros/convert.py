@@ -32,7 +32,7 @@ from std_msgs.msg import Bool, Float32, Float32MultiArray, UInt8
 from usarsim_interfaces.msg import RfidTag, RfidTagDetections, VictimDetections, VictimPart
 from visualization_msgs.msg import Marker
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
 from usarsim.ros.markers import rfid_marker, trace_marker, victim_marker
 from usarsim.ros.stamps import set_header, stamp
@@ -114,10 +114,6 @@ def clock_message(t: float) -> Clock:
 def _quat(q: Iterable[float]) -> Quaternion:
     x, y, z, w = q
     return Quaternion(x=float(x), y=float(y), z=float(z), w=float(w))
-
-
-def _yaw_quat(yaw: float) -> Quaternion:
-    return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2.0), w=math.cos(yaw / 2.0))
 
 
 def _diag6(values: Iterable[float]) -> array.array:
@@ -202,7 +198,7 @@ def odometry(r: rd.OdometryReading, names: RobotNames) -> Odometry:
     msg.child_frame_id = names.frame(names.base_frame)
     msg.pose.pose.position.x, msg.pose.pose.position.y = float(r.x), float(r.y)
     msg.pose.pose.position.z = float(names.base_height)
-    msg.pose.pose.orientation = _yaw_quat(r.theta)
+    msg.pose.pose.orientation = _quat(rotations.yaw_quaternion(r.theta))
     vx, vy, vth = r.pose_variance
     msg.pose.covariance = _diag6((vx, vy, UNMEASURED, UNMEASURED, UNMEASURED, vth))
     msg.twist.twist.linear.x = float(r.linear_velocity)
@@ -237,22 +233,12 @@ def _world_odometry(time: float, names: RobotNames, position: Sequence[float],
 def ground_truth(r: rd.GroundTruthReading, names: RobotNames) -> Odometry:
     """nav_msgs/Odometry of the exact chassis pose in the world frame; twist in base_link."""
     msg = _world_odometry(r.time, names, r.position, r.orientation)
-    lin = _rotate_inverse(r.orientation, r.linear_velocity)
-    ang = _rotate_inverse(r.orientation, r.angular_velocity)
+    lin = rotations.rotate_inverse(r.orientation, r.linear_velocity)
+    ang = rotations.rotate_inverse(r.orientation, r.angular_velocity)
     t = msg.twist.twist
     t.linear.x, t.linear.y, t.linear.z = (float(v) for v in lin)
     t.angular.x, t.angular.y, t.angular.z = (float(v) for v in ang)
     return msg
-
-
-def _rotate_inverse(q: Iterable[float], v: Iterable[float]) -> tuple[float, float, float]:
-    """R(q)^T v in plain Python (numpy's per-call overhead dominates for one 3-vector)."""
-    x, y, z, w = (float(c) for c in q)
-    vx, vy, vz = (float(c) for c in v)
-    # rotate by the conjugate quaternion: t = 2 u x v, v' = v + w t + u x t, with u = -(x, y, z)
-    ux, uy, uz = -x, -y, -z
-    tx, ty, tz = 2.0 * (uy * vz - uz * vy), 2.0 * (uz * vx - ux * vz), 2.0 * (ux * vy - uy * vx)
-    return (vx + w * tx + (uy * tz - uz * ty), vy + w * ty + (uz * tx - ux * tz), vz + w * tz + (ux * ty - uy * tx))
 
 
 def _ground_truth(r: rd.GroundTruthReading, names: RobotNames) -> list[tuple[str, Any]]:
@@ -261,23 +247,11 @@ def _ground_truth(r: rd.GroundTruthReading, names: RobotNames) -> list[tuple[str
 
 def map_to_odom(truth: rd.GroundTruthReading, odom: rd.OdometryReading, names: RobotNames) -> TransformStamped:
     """world -> odom such that world -> odom -> base_link equals the ground-truth pose (no SLAM needed)."""
-    t_base = _matrix(truth.position, truth.orientation)
-    t_odom_base = _matrix((odom.x, odom.y, names.base_height),
-                          (0.0, 0.0, math.sin(odom.theta / 2.0), math.cos(odom.theta / 2.0)))
+    t_base = rotations.pose_matrix(truth.position, truth.orientation)
+    t_odom_base = rotations.pose_matrix((odom.x, odom.y, names.base_height), rotations.yaw_quaternion(odom.theta))
     t = t_base @ np.linalg.inv(t_odom_base)
-    q = _quat_from_matrix(t[:3, :3])
+    q = rotations.quaternion_from_matrix(t[:3, :3])
     return transform(truth.time, names.world_frame, names.frame(names.odom_frame), t[:3, 3], q)
-
-
-def _matrix(xyz: Iterable[float], q: tuple[float, float, float, float]) -> np.ndarray:
-    m = np.eye(4)
-    m[:3, :3] = frames.rotation_matrix(q)
-    m[:3, 3] = list(xyz)
-    return m
-
-
-def _quat_from_matrix(rot: np.ndarray) -> tuple[float, float, float, float]:
-    return frames.quaternion_from_matrix(rot)
 
 
 def imu(r: rd.InsReading, names: RobotNames) -> Imu:
@@ -285,7 +259,7 @@ def imu(r: rd.InsReading, names: RobotNames) -> Imu:
     msg = Imu()
     set_header(msg, r.time, names.frame(r.frame))
     roll, pitch, yaw = r.rpy
-    msg.orientation = _quat(frames.quaternion_from_euler((roll, pitch, yaw + names.imu_yaw_offset)))
+    msg.orientation = _quat(rotations.quaternion_from_euler((roll, pitch, yaw + names.imu_yaw_offset)))
     msg.orientation_covariance = _diag3(float(r.orientation_variance))
     av = msg.angular_velocity
     av.x, av.y, av.z = (float(v) for v in r.angular_velocity)
@@ -298,7 +272,7 @@ def imu(r: rd.InsReading, names: RobotNames) -> Imu:
 
 def ins_odometry(r: rd.InsReading, names: RobotNames) -> Odometry:
     """The INS pose estimate as nav_msgs/Odometry in the world frame (twist: body rates only)."""
-    msg = _world_odometry(r.time, names, r.position, frames.quaternion_from_euler(r.rpy))
+    msg = _world_odometry(r.time, names, r.position, rotations.quaternion_from_euler(r.rpy))
     pv, ov = float(r.position_variance), float(r.orientation_variance)
     msg.pose.covariance = _diag6((pv, pv, pv, ov, ov, ov))
     a = msg.twist.twist.angular

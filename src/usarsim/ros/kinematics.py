@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from usarsim import frames
+from usarsim import rotations
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import RobotSpec
@@ -48,7 +48,7 @@ class JointFrame:
 
     @functools.cached_property
     def _origin(self) -> Quat:
-        return frames.quaternion_from_euler(self.rpy)
+        return rotations.quaternion_from_euler(self.rpy)
 
     @functools.cached_property
     def _unit_axis(self) -> Vec3:
@@ -59,24 +59,13 @@ class JointFrame:
         """(translation, rotation quaternion x,y,z,w) of the child in the parent at ``position``."""
         origin_q = self._origin  # cached: joint states arrive several times a second per robot
         if self.type in ("revolute", "continuous") and position != 0.0:
-            ax, ay, az = self._unit_axis
-            half = position / 2.0
-            s = math.sin(half)
-            return self.xyz, _quat_mul(origin_q, (ax * s, ay * s, az * s, math.cos(half)))
+            return self.xyz, rotations.quaternion_multiply(
+                origin_q, rotations.axis_angle_quaternion(self._unit_axis, position))
         if self.type == "prismatic" and position != 0.0:
-            axis = frames.rotation_matrix(origin_q) @ np.asarray(self._unit_axis, dtype=float)
+            axis = rotations.rotation_matrix(origin_q) @ np.asarray(self._unit_axis, dtype=float)
             xyz = tuple(float(v) for v in np.asarray(self.xyz) + axis * position)
             return (xyz[0], xyz[1], xyz[2]), origin_q
         return self.xyz, origin_q
-
-
-def _quat_mul(a: Quat, b: Quat) -> Quat:
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
 
 
 def _vec(text: str | None, default: Vec3) -> Vec3:

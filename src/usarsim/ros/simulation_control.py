@@ -20,7 +20,7 @@ from simulation_interfaces import msg as si
 from simulation_interfaces import srv
 from simulation_interfaces.action import SimulateSteps
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.ros.stamps import set_header
 from usarsim.sim.catalogue import available_robots
 from usarsim.sim.commands import CommandError
@@ -261,7 +261,7 @@ class SimulationControl:
         class_name = catalogue_class(res.uri) if res.uri else None
         try:
             if class_name is not None:
-                rpy = frames.euler_from_quaternion(q)
+                rpy = rotations.euler_from_quaternion(q)
                 robot = self.sim.spawn(class_name, name or None, position=xyz, rpy=(0.0, 0.0, rpy[2]))
                 self.node.bridge_robot(robot.name)
                 return result(), robot.name
@@ -395,7 +395,7 @@ class SimulationControl:
             pose = si.NamedPose(name=start.tag, description=f"start pose {start.tag} of {self.sim.spec.name}")
             pose.tags = ["start"]
             pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = (float(v) for v in start.xyz)
-            q = frames.quaternion_from_euler(start.rpy)
+            q = rotations.quaternion_from_euler(start.rpy)
             o = pose.pose.orientation
             o.x, o.y, o.z, o.w = (float(v) for v in q)
             if _tags_match(pose.tags, request.tags):

@@ -43,7 +43,10 @@ _EXPORTS: dict[str, str] = {
 }
 _SUBMODULES = ("commands", "readings")
 
-__all__ = sorted([*_EXPORTS, *_SUBMODULES])
+__all__ = [  # what _EXPORTS and _SUBMODULES resolve
+    "Command", "CommandError", "Reading", "Robot", "RobotSpec", "SensorSpec", "Simulator", "WorldSpec",
+    "available_robots", "available_worlds", "commands", "load_robot", "load_world", "readings",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.simulator import Simulator
@@ -54,12 +54,12 @@ def turn_in_place(class_name: str, sectors: int = 16, surface_speed: float = TUR
         sim.run_for(0.5)
         sim.submit(WheelDrive("r", -spin, spin))
         sim.run_for(1.0)  # spin up
-        yaw = frames.euler_from_quaternion(sim.ground_truth("r").orientation)[2]
+        yaw = rotations.euler_from_quaternion(sim.ground_truth("r").orientation)[2]
         first_edge = (math.floor(yaw / width) + 1) * width
         times, angles, wheels = [sim.time], [yaw], [_wheel_angles(sim, robot.body_id, odometry_wheels)]
         while angles[-1] < first_edge + 2.0 * math.pi and sim.time < 300.0:
             sim.step(2)
-            now = frames.euler_from_quaternion(sim.ground_truth("r").orientation)[2]
+            now = rotations.euler_from_quaternion(sim.ground_truth("r").orientation)[2]
             angles.append(angles[-1] + math.remainder(now - angles[-1], 2.0 * math.pi))
             times.append(sim.time)
             wheels.append(_wheel_angles(sim, robot.body_id, odometry_wheels))

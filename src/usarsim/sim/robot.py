@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 import pybullet as p
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim import noise
 from usarsim.sim.catalogue import JointGroupSpec, JointLinkSpec, Mount, RobotSpec
 from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, SensorCommand, SetLight, SetTrace)
@@ -272,9 +272,9 @@ class Robot:
     def flip(self) -> None:
         """Upright the robot, keeping x, y and yaw, lifted by its ground clearance."""
         pos = self.base.position
-        yaw = frames.euler_from_quaternion(self.base.orientation)[2]
+        yaw = rotations.euler_from_quaternion(self.base.orientation)[2]
         z = pos[2] - self.spec.body.lowest_point() + 0.05
-        p.resetBasePositionAndOrientation(self.body_id, (pos[0], pos[1], z), frames.quaternion_from_euler((0, 0, yaw)),
+        p.resetBasePositionAndOrientation(self.body_id, (pos[0], pos[1], z), rotations.quaternion_from_euler((0, 0, yaw)),
                                           physicsClientId=self.client)
         p.resetBaseVelocity(self.body_id, (0, 0, 0), (0, 0, 0), physicsClientId=self.client)
         self.invalidate()
@@ -375,7 +375,7 @@ class Robot:
 @functools.lru_cache(maxsize=1024)
 def _fixed_rotation(rpy: tuple[float, float, float]) -> np.ndarray:
     """Rotation matrix of a constant mount orientation (sensors ask for it every reading)."""
-    rot = frames.rotation_matrix(frames.quaternion_from_euler(rpy))
+    rot = rotations.rotation_matrix(rotations.quaternion_from_euler(rpy))
     rot.setflags(write=False)  # shared between callers
     return rot
 

@@ -31,7 +31,7 @@ from usarsim.sim.robot import Robot, pose_tuple, spawn_height
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.wireless import LinkTable, WirelessNetwork
 from usarsim.sim.world import BuiltWorld, WorldSpec, build_world, load_world
-from usarsim import frames
+from usarsim import rotations
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ class Simulator:
             if not all(math.isfinite(a) and abs(a) <= 1e4 for a in orientation):
                 raise CommandError(f"rotation {tuple(orientation)} is not a finite angle (radians)")
             base = (xyz[0], xyz[1], spawn_height(spec, ground))
-            quaternion = frames.quaternion_from_euler(orientation)
+            quaternion = rotations.quaternion_from_euler(orientation)
             model = str(spec.urdf_path)
 
             def load() -> int:
@@ -189,7 +189,7 @@ class Simulator:
                 self._bodies.park(model, body)
                 raise
             self.robots[name] = robot
-            robot.spawn_pose = (base, frames.quaternion_from_euler(orientation))
+            robot.spawn_pose = (base, rotations.quaternion_from_euler(orientation))
             robot.on_spawned(self.time)
             log.info("spawned %s (%s) at %s", name, spec.class_name, base)
             return robot

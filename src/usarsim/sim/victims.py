@@ -18,7 +18,7 @@ from typing import Literal, Optional
 
 import pybullet as p
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.config_loading import ConfigError
 
 Vec3 = tuple[float, float, float]
@@ -109,8 +109,8 @@ POSE_PERIOD = 0.05  # s; animated parts are re-posed at 20 Hz, plenty for a wavi
 Pose = tuple[Vec3, tuple[float, float, float, float]]
 
 
-def _q_y(angle: float) -> tuple[float, float, float, float]:
-    return (0.0, math.sin(angle / 2), 0.0, math.cos(angle / 2))
+def _pitch_quaternion(angle: float) -> tuple[float, float, float, float]:
+    return rotations.axis_angle_quaternion((0.0, 1.0, 0.0), angle)
 
 
 def _shape(client: int, half: Vec3, color) -> tuple[int, int]:
@@ -151,7 +151,7 @@ class Victim:
         shapes: list[Pose] = []
         for part in self._parts:
             parent = self._root if part.parent < 0 else joints[part.parent]
-            turn = _q_y(angles.get(part.joint, 0.0)) if part.joint else IDENTITY
+            turn = _pitch_quaternion(angles.get(part.joint, 0.0)) if part.joint else IDENTITY
             joint = p.multiplyTransforms(parent[0], parent[1], part.origin, turn)
             joints.append(joint)
             shapes.append(p.multiplyTransforms(joint[0], joint[1], part.offset, IDENTITY))
@@ -198,7 +198,7 @@ class Victim:
 
 def _humanoid(client: int, spec: VictimSpec) -> Victim:
     height, pitch, angles = POSTURES[spec.posture]
-    root = ((spec.xyz[0], spec.xyz[1], spec.xyz[2] + height), frames.quaternion_from_euler((0.0, pitch, spec.yaw)))
+    root = ((spec.xyz[0], spec.xyz[1], spec.xyz[2] + height), rotations.quaternion_from_euler((0.0, pitch, spec.yaw)))
     return Victim(client, spec, list(HUMANOID), root, dict(angles))
 
 
@@ -211,7 +211,7 @@ def _loose_parts(client: int, spec: VictimSpec) -> Victim:
         flat = half if half[1] == 0.0 else (half[2], half[1], half[0])  # long axis along x
         parts.append(_Part(f"part_{i}", name, -1, "", (0.0, 0.3 * i, flat[0] if half[1] == 0.0 else flat[2]),
                            (0, 0, 0), flat, SKIN))
-    root = (tuple(spec.xyz), frames.quaternion_from_euler((0.0, 0.0, spec.yaw)))
+    root = (tuple(spec.xyz), rotations.quaternion_from_euler((0.0, 0.0, spec.yaw)))
     return Victim(client, spec, parts, root, {})
 
 

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 import pybullet as p
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.config_loading import ConfigError, confined_path
 
 Vec3 = tuple[float, float, float]
@@ -204,7 +204,7 @@ def _shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, int]:
 def build_static(client: int, item: StaticItem, world_dir: Path) -> int:
     """Create the immovable body of ``item``; returns its body id."""
     col, vis = _shapes(client, item, world_dir)
-    body = p.createMultiBody(0, col, vis, item.xyz, frames.quaternion_from_euler(item.rpy),
+    body = p.createMultiBody(0, col, vis, item.xyz, rotations.quaternion_from_euler(item.rpy),
                              physicsClientId=client)
     p.changeDynamics(body, -1, lateralFriction=item.friction, physicsClientId=client)
     color = item.color
@@ -229,7 +229,7 @@ def build_obstacle(client: int, spec: ObstacleSpec) -> int:
         col = p.createCollisionShape(p.GEOM_SPHERE, radius=spec.size[0] / 2, physicsClientId=client)
         vis = p.createVisualShape(p.GEOM_SPHERE, radius=spec.size[0] / 2, rgbaColor=spec.color,
                                   physicsClientId=client)
-    body = p.createMultiBody(spec.mass, col, vis, spec.xyz, frames.quaternion_from_euler(spec.rpy),
+    body = p.createMultiBody(spec.mass, col, vis, spec.xyz, rotations.quaternion_from_euler(spec.rpy),
                              physicsClientId=client)
     # resting debris sleeps until something touches it, so it costs nothing per tick
     p.changeDynamics(body, -1, lateralFriction=spec.friction, activationState=p.ACTIVATION_STATE_ENABLE_SLEEPING,

@@ -3,7 +3,7 @@
 Three concerns, one module each: ``lines`` (lexing, values, number format), ``commands``
 (what clients send) and ``formats`` (what the server sends). Everything works on wire
 values: SAE J670 frame, SI units, exactly as sent; frame conversion belongs to
-``usarsim.frames``. Callers import from here; the names below are the public surface.
+``usarsim.protocol.frames``. Callers import from here; the names below are the public surface.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.readings import InsReading
 from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -33,11 +33,6 @@ class InsParams(CommonParams):
 # NumPy's per-call overhead on length-3 arrays costs more than the arithmetic itself.
 Vec = list[float]
 Rows = Sequence[Sequence[float]]
-
-
-def _wrap(angle: float) -> float:
-    """Wrap an angle to [-pi, pi)."""
-    return (angle + math.pi) % (2.0 * math.pi) - math.pi
 
 
 def _rotate(rows: Rows, v: Vec) -> Vec:
@@ -64,7 +59,7 @@ class Ins(Sensor):
 
     def _true(self) -> tuple[Vec, Vec, Rows]:
         base = self.robot.base
-        return base.position.tolist(), list(frames.euler_from_quaternion(base.orientation)), base.rotation.tolist()
+        return base.position.tolist(), list(rotations.euler_from_quaternion(base.orientation)), base.rotation.tolist()
 
     def on_spawned(self, now: float) -> None:
         super().on_spawned(now)
@@ -85,13 +80,13 @@ class Ins(Sensor):
         # one draw per reading: rotation noise, position noise, gyro, accel (3 each)
         z = self.rng.standard_normal(12).tolist()
         for i in range(3):
-            d_rot = _wrap(rpy[i] - self._prev_rpy[i])
-            self.est_rpy[i] = _wrap(self.est_rpy[i] + d_rot + d_rot * (self._bias_rot[i] + sigma * z[i]))
+            d_rot = rotations.wrap_pi(rpy[i] - self._prev_rpy[i])
+            self.est_rpy[i] = rotations.wrap_pi(self.est_rpy[i] + d_rot + d_rot * (self._bias_rot[i] + sigma * z[i]))
         d_pos = [pos[i] - self._prev_pos[i] for i in range(3)]
         self.distance += math.sqrt(d_pos[0] ** 2 + d_pos[1] ** 2 + d_pos[2] ** 2)
         body = _rotate_back(self._prev_rot, d_pos)
         noisy = [body[i] * (1.0 + self._bias_pos[i] + sigma * z[3 + i]) for i in range(3)]
-        est_rot = frames.rotation_rows(frames.quaternion_from_euler(self.est_rpy))
+        est_rot = rotations.rotation_rows(rotations.quaternion_from_euler(self.est_rpy))
         self.est_pos = [e + d for e, d in zip(self.est_pos, _rotate(est_rot, noisy))]
         dt = max(now - self._last_time, 1e-9)
         base = self.robot.base

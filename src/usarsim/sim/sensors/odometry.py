@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from usarsim import rotations
 from usarsim.sim.readings import OdometryReading
 from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -77,7 +78,7 @@ class Odometry(Sensor):
         mid = self.theta + d_theta / 2.0
         self.x += distance * math.cos(mid)
         self.y += distance * math.sin(mid)
-        self.theta = math.atan2(math.sin(self.theta + d_theta), math.cos(self.theta + d_theta))
+        self.theta = rotations.wrap_pi(self.theta + d_theta)
         dt = max(now - self._last_time, 1e-9)
         self._last_time = now
         return OdometryReading(**self.header(now), x=self.x, y=self.y, theta=self.theta,

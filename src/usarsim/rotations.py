@@ -1,8 +1,10 @@
-"""Frame and unit conversions between the core (REP-103) and USARSim (SAE J670).
+"""Rotations: quaternions, Euler angles, matrices and the angle-wrap convention (pure).
 
-The core world frame is x = north, y = west, z = up; body frames are FLU.
-USARSim's are x forward/north, y right/east, z down. The map between them is
-D = diag(1, -1, -1), its own inverse, so every function here works both ways.
+The one place for rotation math, used by the core, the ROS bridge and the protocol.
+Conventions: quaternions are (x, y, z, w) as PyBullet and ROS order them; Euler angles are
+(roll, pitch, yaw) about static x, y, z (= intrinsic ZYX, REP-103); angles wrap to (-pi, pi]
+(``wrap_pi``) everywhere in the core, so a heading never jumps between -pi and pi
+representations. Frame changes to USARSim's SAE J670 belong to ``usarsim.protocol.frames``.
 """
 from __future__ import annotations
 
@@ -14,39 +16,12 @@ import numpy as np
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]  # (x, y, z, w), PyBullet/ROS order
 
-UU_PER_METRE = 250.0
-UU_PER_RADIAN = 32768.0 / math.pi
-
-
-def flip_vector(v: Sequence[float]) -> Vec3:
-    """Apply D = diag(1,-1,-1): a position/velocity between REP-103 and SAE."""
-    return (float(v[0]), -float(v[1]), -float(v[2]))
-
-
-def flip_euler(rpy: Sequence[float]) -> Vec3:
-    """Roll, pitch, yaw between REP-103 and SAE (pitch and yaw change sign)."""
-    return (float(rpy[0]), -float(rpy[1]), -float(rpy[2]))
-
-
-def flip_quaternion(q: Quat) -> Quat:
-    """Quaternion (x, y, z, w) conjugated by D."""
-    return (q[0], -q[1], -q[2], q[3])
-
-
 def wrap_pi(angle: float) -> float:
     """Wrap an angle to (-pi, pi]."""
     a = math.fmod(angle + math.pi, 2.0 * math.pi)
     if a <= 0.0:
         a += 2.0 * math.pi
     return a - math.pi
-
-
-def wrap_2pi(angle: float) -> float:
-    """Wrap an angle to [0, 2*pi)."""
-    a = math.fmod(angle, 2.0 * math.pi)
-    if a < 0.0:
-        a += 2.0 * math.pi
-    return 0.0 if a >= 2.0 * math.pi else a
 
 
 # Closed forms rather than transforms3d: these run several times per tick per robot and
@@ -105,11 +80,40 @@ def quaternion_from_matrix(rot: np.ndarray) -> Quat:
     return (float(x), float(y), float(z), float(w))
 
 
-def metres_from_uu(value: float) -> float:
-    """Unreal units to metres (250 UU = 1 m)."""
-    return value / UU_PER_METRE
+def yaw_quaternion(yaw: float) -> Quat:
+    """Quaternion (x, y, z, w) of a rotation by ``yaw`` about z."""
+    return (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))
 
 
-def radians_from_uu(value: float) -> float:
-    """Unreal rotator units to radians (32768 UU = pi)."""
-    return value / UU_PER_RADIAN
+def axis_angle_quaternion(axis: Sequence[float], angle: float) -> Quat:
+    """Quaternion (x, y, z, w) of a rotation by ``angle`` about the unit vector ``axis``."""
+    s = math.sin(angle / 2.0)
+    return (float(axis[0]) * s, float(axis[1]) * s, float(axis[2]) * s, math.cos(angle / 2.0))
+
+
+def quaternion_multiply(a: Quat, b: Quat) -> Quat:
+    """Hamilton product a * b of quaternions (x, y, z, w): rotate by b, then by a."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def rotate_inverse(q: Sequence[float], v: Sequence[float]) -> Vec3:
+    """R(q)^T v in plain Python (numpy's per-call overhead dominates for one 3-vector)."""
+    x, y, z, w = (float(c) for c in q)
+    vx, vy, vz = (float(c) for c in v)
+    # rotate by the conjugate quaternion: t = 2 u x v, v' = v + w t + u x t, with u = -(x, y, z)
+    ux, uy, uz = -x, -y, -z
+    tx, ty, tz = 2.0 * (uy * vz - uz * vy), 2.0 * (uz * vx - ux * vz), 2.0 * (ux * vy - uy * vx)
+    return (vx + w * tx + (uy * tz - uz * ty), vy + w * ty + (uz * tx - ux * tz), vz + w * tz + (ux * ty - uy * tx))
+
+
+def pose_matrix(xyz: Sequence[float], q: Quat) -> np.ndarray:
+    """4x4 homogeneous transform of a position and a quaternion (x, y, z, w)."""
+    m = np.eye(4)
+    m[:3, :3] = rotation_matrix(q)
+    m[:3, 3] = list(xyz)
+    return m
