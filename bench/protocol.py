@@ -129,7 +129,7 @@ def bench_latency_realtime(world: str, trials: int = 30) -> tuple[list[float], l
             speed = 0.5 + 0.01 * k
             t0, tick0 = time.perf_counter(), sim.ticks
             sock.sendall(f"DRIVE {{Left {speed:.2f}}} {{Right {speed:.2f}}}\r\n".encode())
-            _wait(lambda: abs(robot.drive.command[0] - speed) < 1e-9, poll=0.0001)
+            _wait(lambda speed=speed: abs(robot.drive.command[0] - speed) < 1e-9, poll=0.0001)
             walls.append((time.perf_counter() - t0) * 1000.0)
             ticks.append(sim.ticks - tick0)
             reader.drain(0.02)

@@ -105,7 +105,8 @@ def main() -> None:
         curve = {n: best(timed_sweep, n) for n in range(1, cores + 1)} if args.curve else {}
     per_minute = lambda seconds: 60.0 * count / seconds  # noqa: E731
     speedup = one / every
-    print(f"fastest of {args.repeat} runs each; {count} trials of {args.duration:g} sim s ({' x '.join(WORLDS)} worlds, {' x '.join(ROBOTS)}, "
+    print(f"fastest of {args.repeat} runs each; {count} trials of {args.duration:g} sim s "
+          f"({' x '.join(WORLDS)} worlds, {' x '.join(ROBOTS)}, "
           f"{args.seeds} seeds) on {cores} cores")
     print(f"bare `usarsim run`, one after another: {bare:7.2f} s  {per_minute(bare):7.1f} trials/min")
     print(f"`usarsim run`'s loop in one process:    {alone:7.2f} s  {per_minute(alone):7.1f} trials/min")

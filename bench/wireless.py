@@ -78,8 +78,8 @@ def bench_links(world: str, counts: list[int], repeat: int) -> None:
             pos = np.array(list(radios.values()))
             iu, ju = np.triu_indices(n, k=1)
             froms, tos = np.vstack([pos[iu], pos[ju]]), np.vstack([pos[ju], pos[iu]])
-            ours = time_it(lambda: sim.wireless.update(0.0, radios), repeat)
-            plain = time_it(lambda: raw_all_hits(raw, froms, tos), repeat)
+            ours = time_it(lambda radios=radios: sim.wireless.update(0.0, radios), repeat)
+            plain = time_it(lambda froms=froms, tos=tos: raw_all_hits(raw, froms, tos), repeat)
             print(f"{n:>6} {len(iu):>6} {ours * 1e3:>10.2f} {1 / ours:>10.0f} {plain * 1e3:>8.2f} "
                   f"{ours / plain:>6.2f} {ours * 100:>8.2f}%")
     p.disconnect(raw)

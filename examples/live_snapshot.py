@@ -134,7 +134,7 @@ def draw(latest: dict[str, list[dict]], output: str) -> None:
         return tuple(int(255 * c.get(k, 0.0)) for k in ("r", "g", "b"))
 
     floor = True
-    for entity_id, cube in cubes:
+    for _entity_id, cube in cubes:
         footprint(cube, (70, 70, 66) if floor else colour(cube))
         floor = False
     for entity in arena:

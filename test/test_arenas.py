@@ -76,7 +76,7 @@ def test_victims_and_tags_inside_the_arena_and_not_in_walls(name, client):
     built = build_world(client, load_world(name))
     low, high = walls_box(built)
     for victim in built.victims:
-        for part, (x, y, z) in victim.parts():
+        for part, (x, y, _z) in victim.parts():
             assert low[0] < x < high[0] and low[1] < y < high[1], (victim.id, part)
         for body in victim.body_ids:
             for other in built.static_ids + built.obstacle_ids:

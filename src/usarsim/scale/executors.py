@@ -54,7 +54,7 @@ def run_local(trials: Sequence[TrialSpec], trials_dir: str, workers: int) -> Ite
                         yield trial, failed_result(trial, "its worker process died while it ran (killed, out "
                                                           "of memory, or a crash in native code)")
                 if broken:
-                    for future, trial in running.items():  # the other trials of the broken pool
+                    for trial in running.values():  # the other trials of the broken pool
                         yield trial, failed_result(trial, "a worker process died while it ran")
                     running.clear()
                     break

@@ -172,7 +172,8 @@ def generate_urdf(spec: "RobotSpec") -> str:
         out.append(_link_xml(link, "cylinder", (wheel.radius, wheel.width, 0.0), wheel.mass, "0.1 0.1 0.1 1",
                              shape_rpy=(1.5707963267948966, 0.0, 0.0)))
         out.append(_joint_xml(wheel.joint, "continuous", wheel.parent, link, wheel.xyz, (0.0, 0.0, 0.0),
-                              axis=(0.0, 1.0, 0.0), limits=(0.0, 0.0, spec.drive.max_torque, max(spec.drive.max_wheel_speed, 1.0))))
+                              axis=(0.0, 1.0, 0.0),
+                              limits=(0.0, 0.0, spec.drive.max_torque, max(spec.drive.max_wheel_speed, 1.0))))
     for link in body.links:
         out.append(_link_xml(link.name, link.shape, link.size, link.mass, rgba, link.shape_xyz, link.shape_rpy))
         movable = link.joint_type != "fixed"

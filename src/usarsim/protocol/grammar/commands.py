@@ -5,7 +5,8 @@ from dataclasses import dataclass, fields
 from typing import Any, Callable, ClassVar, NamedTuple, Sequence, Union
 
 from usarsim.protocol.grammar.lines import (
-    _clip, Fixed, FLOAT_DIGITS, format_line, Line, _need, PairIn, parse_bool, parse_float, parse_int, parse_line, _present, ProtocolError, _typed, Vec3,
+    _clip, Fixed, FLOAT_DIGITS, format_line, Line, _need, PairIn, parse_bool, parse_float,
+    parse_int, parse_line, _present, ProtocolError, _typed, Vec3,
 )
 
 from usarsim.sim.commands import TRACE_COLORS  # the colours are a core fact; the grammar spells them

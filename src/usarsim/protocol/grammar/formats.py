@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence, Union
 
 from usarsim.protocol.grammar.lines import (
-    _check_word, _clip, Fixed, _format_element, format_gps_coordinate, format_line, joined_floats, Line, _need, _NUMERIC_START_RE, PairIn, parse_gps_coordinate, parse_line, parse_vector, POSE_DIGITS, _present, ProtocolError, Scalar, TIME_DIGITS, _typed, Vec3,
+    _check_word, _clip, Fixed, _format_element, format_gps_coordinate, format_line, joined_floats,
+    Line, _need, _NUMERIC_START_RE, PairIn, parse_gps_coordinate, parse_line, parse_vector,
+    POSE_DIGITS, _present, ProtocolError, Scalar, TIME_DIGITS, _typed, Vec3,
 )
 
 
