@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pybullet as p
 
 from usarsim.sim.effecters import Effecter, register
-from usarsim.sim.sensors.base import CommandResult
+from usarsim.sim.devices import CommandResult
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import EffecterSpec

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from usarsim.sim.effecters import Effecter, register
-from usarsim.sim.sensors.base import CommandResult
+from usarsim.sim.devices import CommandResult
 from usarsim.sim.sensors.sight import cast_hits
 
 if TYPE_CHECKING:

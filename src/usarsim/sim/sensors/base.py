@@ -12,9 +12,12 @@ import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
+__all__ = ["CommandResult", "CommonParams", "Sensor"]
+
 import numpy as np
 
 from usarsim.sim.commands import CommandError
+from usarsim.sim.devices import CommandResult
 from usarsim.sim.readings import Reading
 
 if TYPE_CHECKING:
@@ -45,15 +48,6 @@ class CommonParams:
         """
         if self.scan_interval < 0:
             raise ValueError("parameter 'scan_interval' must be >= 0")
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """Outcome of a sensor/effecter opcode: OK or Failed plus extra reply fields."""
-
-    ok: bool
-    fields: tuple[tuple[str, Any], ...] = ()
-    message: str = ""
 
 
 class Sensor:

@@ -1,17 +1,16 @@
 """Registry of sensor families: type name -> Sensor subclass.
 
-Every module of ``usarsim.sim.sensors`` is imported on first use, so a new
-family only needs its own module and a ``@register`` decorator.
+Every module of ``usarsim.sim.sensors`` is imported on first use (``usarsim.sim.plugins``),
+so a new family only needs its own module and a ``@register`` decorator.
 """
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import pkgutil
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from usarsim.sim.plugins import Registry
 from usarsim.sim.sensors.base import CommonParams, Sensor
 
 if TYPE_CHECKING:
@@ -19,8 +18,7 @@ if TYPE_CHECKING:
     from usarsim.sim.environment import SensorEnvironment
     from usarsim.sim.robot import Robot
 
-_FAMILIES: dict[str, type[Sensor]] = {}
-_loaded = False
+SENSORS: Registry[type[Sensor]] = Registry("sensor", "usarsim.sim.sensors", skip=("base", "registry"))
 
 
 def register(*type_names: str) -> Callable[[type[Sensor]], type[Sensor]]:
@@ -28,38 +26,19 @@ def register(*type_names: str) -> Callable[[type[Sensor]], type[Sensor]]:
 
     def decorate(cls: type[Sensor]) -> type[Sensor]:
         cls.type_names = tuple(type_names)
-        for name in type_names:
-            _FAMILIES[name] = cls
-        return cls
+        return SENSORS.register(*type_names)(cls)
 
     return decorate
 
 
-def _load_all() -> None:
-    global _loaded
-    if _loaded:
-        return
-    import usarsim.sim.sensors as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name not in ("base", "registry"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
-    _loaded = True
-
-
 def known_types() -> list[str]:
     """Every registered sensor type name."""
-    _load_all()
-    return sorted(_FAMILIES)
+    return SENSORS.known()
 
 
 def family(type_name: str) -> type[Sensor]:
     """The class for a type name; KeyError lists the known types."""
-    _load_all()
-    try:
-        return _FAMILIES[type_name]
-    except KeyError:
-        raise KeyError(f"unknown sensor type '{type_name}' (known: {', '.join(known_types())})") from None
+    return SENSORS.get(type_name)
 
 
 def params_for(spec: "SensorSpec") -> CommonParams:

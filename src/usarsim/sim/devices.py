@@ -1,0 +1,40 @@
+"""Types shared by every device family (sensors, effecters): command results, the effecter base.
+
+Neutral ground: sensors and effecters both import from here and never from each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from usarsim.sim.catalogue import EffecterSpec
+    from usarsim.sim.robot import Robot
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """Outcome of a sensor/effecter opcode: OK or Failed plus extra reply fields."""
+
+    ok: bool
+    fields: tuple[tuple[str, Any], ...] = ()
+    message: str = ""
+
+
+class Effecter:
+    """Base class: answers SET opcodes with a CommandResult."""
+
+    opcodes: ClassVar[dict[str, tuple[float, float]]] = {}  # opcode -> (min, max) for CONF
+
+    def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
+        self.spec = spec
+        self.robot = robot
+        self.name = spec.name
+        self.type_name = spec.type
+
+    def update(self, dt: float) -> None:
+        """Per-tick work before the physics step (e.g. a gripper catching an object); default none."""
+
+    def command(self, opcode: str, params: tuple[Any, ...]) -> CommandResult:
+        """Handle an opcode (override)."""
+        return CommandResult(False, message=f"{self.type_name} '{self.name}' has no opcode '{opcode}'")
