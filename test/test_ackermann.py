@@ -7,7 +7,7 @@ import pytest
 from usarsim import rotations
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import AckermannDrive, CommandError, WheelDrive
-from usarsim.sim.drives_vehicle import ackermann_geometry, twist_to_ackermann, wheel_positions
+from usarsim.sim.drives.vehicle import ackermann_geometry, twist_to_ackermann, wheel_positions
 from usarsim.sim.readings import OdometryReading, RobotState
 from usarsim.sim.simulator import Simulator
 

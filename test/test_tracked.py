@@ -9,7 +9,7 @@ import pytest
 from usarsim import rotations
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import Flip, JointTargets, WheelDrive
-from usarsim.sim.drives_tracked import TrackedDrive, roller_spin_scales
+from usarsim.sim.drives.tracked import TrackedDrive, roller_spin_scales
 from usarsim.sim.readings import JointStateReading, MissionPackageState, OdometryReading
 from usarsim.sim.simulator import Simulator
 

@@ -17,7 +17,8 @@ from usarsim.sim.body import BodySpec
 from usarsim.sim.brakes import WheelBrake
 from usarsim.sim.catalogue import DriveSpec
 from usarsim.sim.commands import AckermannDrive, AerialDrive, Command
-from usarsim.sim.drives import Drive, bicycle_steer, clamp, denormalize, register_drive
+from usarsim.sim.drives.base import Drive, bicycle_steer, clamp, denormalize
+from usarsim.sim.drives.registry import DRIVES
 
 if TYPE_CHECKING:
     from usarsim.sim.robot import Robot
@@ -77,6 +78,7 @@ def ackermann_geometry(wheels: dict[str, tuple[float, float]], front: set[str], 
     return out
 
 
+@DRIVES.register("ackermann")
 class AckermannSteerDrive(Drive):
     """Car-like vehicles: powered wheels by velocity motors, steer knuckles by position motors."""
 
@@ -167,6 +169,7 @@ class AckermannSteerDrive(Drive):
         return self.spec.max_torque * abs(self.command[0]) * 0.05
 
 
+@DRIVES.register("aerial")
 class RotaryWingDrive(Drive):
     """Stabilised, velocity-controlled rotorcraft: external force and torque on the body.
 
@@ -261,8 +264,6 @@ class RotaryWingDrive(Drive):
         return self.thrust * 5.0  # rough: ~50 W per kg-force of thrust for a small quad
 
 
-register_drive("ackermann", AckermannSteerDrive)
-register_drive("aerial", RotaryWingDrive)
 
 __all__ = ["AckermannSteerDrive", "RotaryWingDrive", "STEER_RATE", "ackermann_geometry", "twist_to_ackermann",
            "wheel_positions"]

@@ -1,8 +1,7 @@
-"""Drive models: turn typed drive commands into PyBullet motor commands.
+"""The drive base class, skid steering and the kinematics helpers shared by every drive.
 
-One class per steering type. ``drive_for(robot)`` picks it from the
-catalogue's ``drive.type``. Pure kinematics helpers (twist <-> wheel speeds)
-are module functions so front doors and tests use the same formulas.
+Pure kinematics helpers (twist <-> wheel speeds) are module functions so front doors
+and tests use the same formulas.
 """
 from __future__ import annotations
 
@@ -11,9 +10,10 @@ from typing import TYPE_CHECKING, ClassVar
 
 import pybullet as p
 
-from usarsim.sim.commands import AckermannDrive, AerialDrive, Command, CommandError, WheelDrive
 from usarsim.sim.brakes import WheelBrake
+from usarsim.sim.commands import Command, CommandError, WheelDrive
 from usarsim.sim.catalogue import DriveSpec
+from usarsim.sim.drives.registry import DRIVES
 
 if TYPE_CHECKING:
     from usarsim.sim.robot import Robot
@@ -86,6 +86,7 @@ class Drive:
         return 0.0
 
 
+@DRIVES.register("skid", "differential")
 class SkidSteerDrive(Drive):
     """Skid-steer and differential robots: one spin speed per side.
 
@@ -207,41 +208,10 @@ class YawRateLoop:
         return clamp(self.gain * (self.KP * error + self.KI * self.integral), self.limit)
 
 
+@DRIVES.register("legged", "none")
 class NoDrive(Drive):
     """Robots moved only joint by joint (legged) or not at all."""
 
 
-_DRIVES: dict[str, type[Drive]] = {"skid": SkidSteerDrive, "differential": SkidSteerDrive,
-                                   "legged": NoDrive, "none": NoDrive}
-
-
-def register_drive(type_name: str, cls: type[Drive]) -> None:
-    """Make a drive class available for ``drive.type == type_name``."""
-    _DRIVES[type_name] = cls
-
-
-def drive_for(robot: "Robot") -> Drive:
-    """Instantiate the drive model for a robot's catalogue entry."""
-    _load_optional_drives()
-    try:
-        cls = _DRIVES[robot.spec.drive.type]
-    except KeyError:
-        raise CommandError(f"drive type '{robot.spec.drive.type}' is not supported "
-                           f"(known: {', '.join(sorted(_DRIVES))})") from None
-    return cls(robot)
-
-
-def _load_optional_drives() -> None:
-    # Drives for other vehicle families live in their own modules and register themselves.
-    import importlib
-
-    for module in ("usarsim.sim.drives_vehicle", "usarsim.sim.drives_tracked"):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-
-
-__all__ = ["AckermannDrive", "AerialDrive", "Drive", "SkidSteerDrive", "YawRateLoop", "bicycle_steer", "clamp",
-           "denormalize", "drive_for", "register_drive", "twist_to_wheel_speeds", "wheel_speeds_to_twist"]
+__all__ = ["Drive", "NoDrive", "SkidSteerDrive", "YawRateLoop", "bicycle_steer", "clamp", "denormalize",
+           "twist_to_wheel_speeds", "wheel_speeds_to_twist"]

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from usarsim.sim.drives import SkidSteerDrive, register_drive
+
+from usarsim.sim.drives.base import SkidSteerDrive
+from usarsim.sim.drives.registry import DRIVES
 
 if TYPE_CHECKING:
     from usarsim.sim.robot import Robot
@@ -22,6 +24,7 @@ def roller_spin_scales(sprocket_radius: float, radii: list[float]) -> list[float
     return [sprocket_radius / r if r > 0 else 1.0 for r in radii]
 
 
+@DRIVES.register("tracked")
 class TrackedDrive(SkidSteerDrive):
     """Skid steering of two tracks made of rollers, with equal belt speed on every roller of a side."""
 
@@ -35,6 +38,5 @@ class TrackedDrive(SkidSteerDrive):
         super().__init__(robot)
 
 
-register_drive("tracked", TrackedDrive)
 
 __all__ = ["TrackedDrive", "roller_spin_scales"]
