@@ -4,7 +4,7 @@ import math
 import pytest
 
 from usarsim import rotations
-from usarsim.sim.body import generate_urdf
+from usarsim.sim.urdf import generate_urdf
 from usarsim.sim.catalogue import available_robots, load_robot
 from usarsim.sim.commands import JointTargets
 from usarsim.sim.readings import RangeReading, TouchReading

@@ -224,7 +224,7 @@ def test_kenaf_climbs_a_step_that_stops_a_p2at():
 
 @pytest.mark.parametrize("class_name", ROBOTS)
 def test_shipped_urdf_matches_its_catalogue_entry(class_name):
-    from usarsim.sim.body import generate_urdf
+    from usarsim.sim.urdf import generate_urdf
 
     spec = load_robot(class_name)
     assert spec.urdf_path.read_text(encoding="utf-8") == generate_urdf(spec), \

@@ -7,7 +7,7 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from usarsim.sim.body import generate_urdf
+from usarsim.sim.urdf import generate_urdf
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import CommandError, JointTargets, SensorCommand
 from usarsim.sim.readings import MissionPackageState

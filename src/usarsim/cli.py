@@ -89,7 +89,7 @@ def cmd_robots(args: argparse.Namespace) -> int:
 def cmd_urdf(args: argparse.Namespace) -> int:
     """usarsim urdf: regenerate urdf/<Class>.urdf and config/controllers/<Class>.yaml from the catalogue."""
     from usarsim.paths import share_dir
-    from usarsim.sim.body import generate_urdf
+    from usarsim.sim.urdf import generate_urdf
     from usarsim.sim.catalogue import available_robots, load_robot
 
     out_dir = Path(args.output) if args.output else share_dir() / "urdf"

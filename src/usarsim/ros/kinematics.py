@@ -94,7 +94,7 @@ def joints_from_urdf(urdf: str) -> tuple[JointFrame, ...]:
 
 def robot_joints(spec: "RobotSpec") -> tuple[JointFrame, ...]:
     """The robot's joints plus a fixed ``<camera frame>_optical`` child for every camera."""
-    from usarsim.sim.body import generate_urdf
+    from usarsim.sim.urdf import generate_urdf
 
     joints = list(joints_from_urdf(generate_urdf(spec)))
     for sensor in spec.sensors:
@@ -107,7 +107,7 @@ def robot_joints(spec: "RobotSpec") -> tuple[JointFrame, ...]:
 
 def robot_description(spec: "RobotSpec") -> str:
     """The URDF text (for the robot_description topic RViz's RobotModel reads)."""
-    from usarsim.sim.body import generate_urdf
+    from usarsim.sim.urdf import generate_urdf
 
     return generate_urdf(spec)
 

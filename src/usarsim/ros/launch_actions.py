@@ -36,7 +36,7 @@ def _world_map(share: Path, world: str) -> Path:
 def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any],
                 robots: list[tuple[str, str]]) -> list[Any]:
     """The bridge node, then for each (name, class): Nav2 and ros2_control if asked; RViz for the first robot."""
-    from usarsim.sim.body import generate_urdf
+    from usarsim.sim.urdf import generate_urdf
     from usarsim.sim.catalogue import load_robot
     from usarsim.sim.ros2_control import controller_name, group_joints
 
