@@ -17,6 +17,7 @@ import yaml
 from usarsim.config_loading import ConfigError, convert_node, load_yaml_node
 from usarsim.paths import share_dir
 from usarsim.sim.body import BodySpec
+from usarsim.sim.sensors import registry
 
 Vec3 = tuple[float, float, float]
 
@@ -42,8 +43,6 @@ class SensorSpec:
 
     def __post_init__(self) -> None:
         # Parameters are checked here, so a catalogue entry fails when it loads, with its file:line.
-        from usarsim.sim.sensors import registry  # local: sensor families import the catalogue
-
         try:
             registry.params_for(self)
         except (KeyError, TypeError, ValueError) as exc:
