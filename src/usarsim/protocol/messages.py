@@ -450,29 +450,33 @@ def _empty(word: str, item_type: str) -> str:
 def geo_reply(robot: "Robot", item_type: str, name: str | None = None) -> str:
     """The GEO line answering ``GETGEO {Type item_type} [{Name name}]``."""
     spec = robot.spec
-    if item_type == "Robot":
-        line: str | None = geo_robot(spec, robot.name)
-    elif item_type == "MisPkg":
-        line = geo_mispkg(spec, name)
-    elif item_type == "Effecter":
-        line = geo_effecters(spec, robot.name, name)
-    else:
-        line = geo_sensors(spec, robot.name, item_type, name)
+    line = _for_item_type(item_type, robot=lambda: geo_robot(spec, robot.name),
+                          mispkg=lambda: geo_mispkg(spec, name),
+                          effecter=lambda: geo_effecters(spec, robot.name, name),
+                          sensor=lambda: geo_sensors(spec, robot.name, item_type, name))
     return line or _empty("GEO", item_type)
+
+
+def _for_item_type(item_type: str, *, robot: Callable[[], str | None], mispkg: Callable[[], str | None],
+                   effecter: Callable[[], str | None], sensor: Callable[[], str | None]) -> str | None:
+    # GETGEO and GETCONF name the same kinds of item: the robot, mission packages, effecters, a sensor type
+    chosen = {"Robot": robot, "MisPkg": mispkg, "Effecter": effecter}.get(item_type, sensor)
+    return chosen()
 
 
 def conf_reply(robot: "Robot", item_type: str, name: str | None = None) -> str:
     """The CONF line answering ``GETCONF {Type item_type} [{Name name}]``, with live values (camera FOV)."""
     spec = robot.spec
-    if item_type == "Robot":
-        line: str | None = conf_robot(spec, robot.name)
-    elif item_type == "MisPkg":
-        line = conf_mispkg(spec, name)
-    elif item_type == "Effecter":
+
+    def effecters() -> str | None:
         opcodes = {e.name: dict(getattr(e, "opcodes", {})) for e in robot.effecters.values()}
-        line = conf_effecters(spec, opcodes, name)
-    else:
+        return conf_effecters(spec, opcodes, name)
+
+    def sensors() -> str | None:
         params = {s.name: s.params for s in robot.sensors}
-        current = {s.name: {"fov": s.fov} for s in robot.sensors if isinstance(getattr(s, "fov", None), float)}
-        line = conf_sensors(spec, item_type, name, params=params, current=current)
+        current = {s.name: {"fov": fov} for s in robot.sensors if isinstance(fov := getattr(s, "fov", None), float)}
+        return conf_sensors(spec, item_type, name, params=params, current=current)
+
+    line = _for_item_type(item_type, robot=lambda: conf_robot(spec, robot.name),
+                          mispkg=lambda: conf_mispkg(spec, name), effecter=effecters, sensor=sensors)
     return line or _empty("CONF", item_type)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Sequence, Union
+from typing import Any, Callable, Iterable, NamedTuple, Sequence, Union
 
 from usarsim.protocol.grammar.lines import (
     _check_word, _clip, Fixed, _format_element, format_gps_coordinate, format_line, joined_floats,
@@ -380,15 +380,22 @@ def format_geo_effecters(items: Iterable[GeoItem | tuple[Any, ...]]) -> str:
 
 def format_geo_mispkg(packages: Iterable[tuple[str, Iterable[GeoLink | tuple[Any, ...]]]]) -> str:
     """``GEO {Type MisPkg} {Name p} {Link i} {ParentLink j} {Location ...} {Orientation ...} ...``."""
+    def link_segments(link: GeoLink) -> list[PairIn]:
+        return [("Link", int(link.link)), ("ParentLink", int(link.parent_link)),
+                ("Location", _vec3(link.location)), ("Orientation", _vec3(link.orientation))]
+
+    return _mispkg_line("GEO", packages, GeoLink, link_segments)
+
+
+def _mispkg_line(word: str, packages: Iterable[tuple[str, Iterable[Any]]], record: Callable[..., Any],
+                 link_segments: Callable[[Any], list[PairIn]]) -> str:
+    # GEO and CONF MisPkg: each package's Name, then its links' segments in order
     segs: list[PairIn] = [("Type", "MisPkg")]
     for name, links in packages:
         segs.append(("Name", name))
         for link in links:
-            link = GeoLink(*link)
-            segs += [("Link", int(link.link)), ("ParentLink", int(link.parent_link)),
-                     ("Location", _vec3(link.location)),
-                     ("Orientation", _vec3(link.orientation))]
-    return format_line("GEO", segs)
+            segs += link_segments(record(*link))
+    return format_line(word, segs)
 
 
 def format_conf_vehicle(vehicle_type: str, name: str, steering_type: str, mass: Num, *,
@@ -435,15 +442,12 @@ def format_conf_effecters(
 
 def format_conf_mispkg(packages: Iterable[tuple[str, Iterable[ConfLink | tuple[Any, ...]]]]) -> str:
     """``CONF {Type MisPkg} {Name p} {Link i} {JointType t} {MaxSpeed} {MaxTorque} {MinRange} {MaxRange} ...``."""
-    segs: list[PairIn] = [("Type", "MisPkg")]
-    for name, links in packages:
-        segs.append(("Name", name))
-        for link in links:
-            link = ConfLink(*link)
-            segs += [("Link", int(link.link)), ("JointType", link.joint_type),
-                     ("MaxSpeed", link.max_speed), ("MaxTorque", link.max_torque),
-                     ("MinRange", link.min_range), ("MaxRange", link.max_range)]
-    return format_line("CONF", segs)
+    def link_segments(link: ConfLink) -> list[PairIn]:
+        return [("Link", int(link.link)), ("JointType", link.joint_type),
+                ("MaxSpeed", link.max_speed), ("MaxTorque", link.max_torque),
+                ("MinRange", link.min_range), ("MaxRange", link.max_range)]
+
+    return _mispkg_line("CONF", packages, ConfLink, link_segments)
 
 
 def format_res(time: float | Fixed | str, res_type: str, name: str | None,
