@@ -25,6 +25,7 @@ from usarsim.sim.body_pool import BodyPool
 from usarsim.sim.catalogue import RobotSpec, load_robot
 from usarsim.sim.commands import Command, CommandError
 from usarsim.sim.environment import SensorEnvironment
+from usarsim.sim.listeners import Listeners
 from usarsim.sim.readings import GroundTruthReading, Reading, RobotLost
 from usarsim.sim.props import Prop, load_prop, set_body_state
 from usarsim.sim.robot import Robot, pose_tuple, spawn_height
@@ -127,7 +128,7 @@ class Simulator:
         self.ticks = 0
         self._lock = threading.RLock()
         self._queue: collections.deque[tuple[Command, Future]] = collections.deque()
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[Listener] = Listeners("reading listener", log)
         self._thread: threading.Thread | None = None
         self._running = threading.Event()
         self._name_counter: dict[str, int] = collections.Counter()
@@ -400,14 +401,10 @@ class Simulator:
                 readings.extend(robot.sample_sensors(now))
             readings.extend(self._remove_lost(now))
             links = self._update_links(now)
-            listeners = list(self._listeners)
+            listeners = self._listeners.snapshot()
         if links is not None:
             self.wireless.notify(links)
-        for listener in listeners:
-            try:
-                listener(now, readings)
-            except Exception:  # a broken front door must not stop physics
-                log.exception("reading listener failed")
+        self._listeners.call(listeners, now, readings)
         return readings
 
     def _remove_lost(self, now: float) -> list[Reading]:
@@ -428,14 +425,11 @@ class Simulator:
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener(time, readings)`` after every tick (from the stepping thread)."""
-        with self._lock:
-            self._listeners.append(listener)
+        self._listeners.add(listener)
 
     def remove_listener(self, listener: Listener) -> None:
         """Stop calling ``listener``."""
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+        self._listeners.remove(listener)
 
     @property
     def lock(self) -> threading.RLock:

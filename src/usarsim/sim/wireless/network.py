@@ -18,6 +18,7 @@ from typing import Callable, Collection, Mapping, Sequence
 import numpy as np
 
 from usarsim.sim.commands import CommandError
+from usarsim.sim.listeners import Listeners
 from usarsim.sim.wireless.model import path_loss_dbm
 from usarsim.sim.wireless.walls import count_walls
 from usarsim.sim.world import BuiltWorld, CommSpec
@@ -150,7 +151,7 @@ class WirelessNetwork:
         self._next_due = 0.0
         self._robots: tuple[str, ...] = ()  # robots of the current table, in the simulator's order
         self._stations_changed = False
-        self._listeners: list[TableListener] = []
+        self._listeners: Listeners[TableListener] = Listeners("wireless listener", log)
         self._lock = threading.Lock()
 
     # --- stations (called under the simulator's lock) -----------------------------------------
@@ -195,24 +196,15 @@ class WirelessNetwork:
     # --- listeners ------------------------------------------------------------------------------
     def add_listener(self, listener: TableListener) -> None:
         """Call ``listener(table)`` after every update (from the simulator thread)."""
-        with self._lock:
-            self._listeners.append(listener)
+        self._listeners.add(listener)
 
     def remove_listener(self, listener: TableListener) -> None:
         """Stop calling ``listener``."""
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+        self._listeners.remove(listener)
 
     def notify(self, table: LinkTable) -> None:
         """Hand ``table`` to every listener; a failing listener never stops the simulation."""
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(table)
-            except Exception:  # noqa: BLE001
-                log.exception("wireless listener failed")
+        self._listeners.call(self._listeners.snapshot(), table)
 
 
 __all__ = ["LinkTable", "ROBOT", "STATION", "STATION_HEIGHT", "WirelessNetwork", "compute_table"]
