@@ -38,3 +38,12 @@ class Effecter:
     def command(self, opcode: str, params: tuple[Any, ...]) -> CommandResult:
         """Handle an opcode (override)."""
         return CommandResult(False, message=f"{self.type_name} '{self.name}' has no opcode '{opcode}'")
+
+
+def effecter_params(spec: "EffecterSpec", defaults: dict[str, Any]) -> dict[str, Any]:
+    """The catalogue entry's params over the family's ``defaults``; unknown names are refused."""
+    unknown = set(spec.params) - set(defaults)
+    if unknown:
+        raise ValueError(f"effecter '{spec.name}' ({spec.type}): unknown parameter(s) "
+                         f"{', '.join(sorted(unknown))} (known: {', '.join(sorted(defaults))})")
+    return {**defaults, **spec.params}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pybullet as p
 
 from usarsim.sim.effecters import Effecter, register
-from usarsim.sim.devices import CommandResult
+from usarsim.sim.devices import CommandResult, effecter_params
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import EffecterSpec
@@ -38,11 +38,7 @@ class Gripper(Effecter):
 
     def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
         super().__init__(spec, robot)
-        unknown = set(spec.params) - set(KNOWN_PARAMS)
-        if unknown:
-            raise ValueError(f"effecter '{spec.name}' (Gripper): unknown parameter(s) {', '.join(sorted(unknown))} "
-                             f"(known: {', '.join(sorted(KNOWN_PARAMS))})")
-        prm = {**KNOWN_PARAMS, **spec.params}
+        prm = effecter_params(spec, KNOWN_PARAMS)
         if not prm["left_finger"] or not prm["right_finger"]:
             raise ValueError(f"effecter '{spec.name}' (Gripper): left_finger and right_finger joints are required")
         self.left = robot.joint_index(str(prm["left_finger"]))

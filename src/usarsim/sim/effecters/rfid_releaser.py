@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from usarsim.sim.effecters import Effecter, register
-from usarsim.sim.devices import CommandResult
+from usarsim.sim.devices import CommandResult, effecter_params
 from usarsim.sim.sensors.sight import cast_hits
 
 if TYPE_CHECKING:
@@ -34,11 +34,7 @@ class RfidReleaser(Effecter):
 
     def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
         super().__init__(spec, robot)
-        unknown = set(spec.params) - set(KNOWN_PARAMS)
-        if unknown:
-            raise ValueError(f"effecter '{spec.name}' ({spec.type}): unknown parameter(s) "
-                             f"{', '.join(sorted(unknown))} (known: {', '.join(sorted(KNOWN_PARAMS))})")
-        count = spec.params.get("num_tags", KNOWN_PARAMS["num_tags"])
+        count = effecter_params(spec, KNOWN_PARAMS)["num_tags"]
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"effecter '{spec.name}' ({spec.type}): num_tags must be a whole number >= 0, got {count!r}")
         self.remaining = count
