@@ -78,7 +78,8 @@ setup(
         "ros": ROS_RUNTIME,
         "ray": RAY,
         # websockets and protobuf: the live view's test client and docs/scale.md's snapshot tool
-        "test": ["pytest", "hypothesis", "websockets", "protobuf", *RAY, *COLCON],
+        # mypy, ruff (and PyYAML's stubs): the type check and lint that scripts/test.sh runs first
+        "test": ["pytest", "hypothesis", "websockets", "protobuf", "mypy", "ruff", "types-PyYAML", *RAY, *COLCON],
     },
     zip_safe=True,
     entry_points={

@@ -79,7 +79,7 @@ def fit(picture: Image.Image, width: int, height: int) -> Image.Image:
     scale = min(width / picture.width, height / picture.height)
     size = (max(1, round(picture.width * scale)), max(1, round(picture.height * scale)))
     canvas = Image.new("RGB", (width, height))
-    canvas.paste(picture.resize(size, Image.BILINEAR), ((width - size[0]) // 2, (height - size[1]) // 2))
+    canvas.paste(picture.resize(size, Image.Resampling.BILINEAR), ((width - size[0]) // 2, (height - size[1]) // 2))
     return canvas
 
 

@@ -68,6 +68,12 @@ class JointFrame:
         return self.xyz, origin_q
 
 
+def _link_of(joint: ET.Element, role: str) -> str:
+    """The ``link`` of a joint's <parent> or <child> (generated URDFs always name both)."""
+    element = joint.find(role)
+    return element.get("link", "") if element is not None else ""
+
+
 def _vec(text: str | None, default: Vec3) -> Vec3:
     if not text:
         return default
@@ -84,8 +90,7 @@ def joints_from_urdf(urdf: str) -> tuple[JointFrame, ...]:
         axis = joint.find("axis")
         out.append(JointFrame(
             name=joint.get("name", ""), type=joint.get("type", "fixed"),
-            parent=joint.find("parent").get("link"),  # type: ignore[union-attr]
-            child=joint.find("child").get("link"),  # type: ignore[union-attr]
+            parent=_link_of(joint, "parent"), child=_link_of(joint, "child"),
             xyz=_vec(origin.get("xyz") if origin is not None else None, (0.0, 0.0, 0.0)),
             rpy=_vec(origin.get("rpy") if origin is not None else None, (0.0, 0.0, 0.0)),
             axis=_vec(axis.get("xyz") if axis is not None else None, (1.0, 0.0, 0.0))))

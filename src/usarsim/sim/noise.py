@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 import numpy as np
+
+
+# A scalar in gives a float out, an array an array (the models work on both).
+Values = TypeVar("Values", np.ndarray, float)
 
 
 def sensor_rng(seed: int, robot: str, sensor: str) -> np.random.Generator:
@@ -17,22 +21,22 @@ def sensor_rng(seed: int, robot: str, sensor: str) -> np.random.Generator:
     return np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(robot.encode()), zlib.crc32(sensor.encode())])
 
 
-def relative_uniform(values: np.ndarray | float, noise: float, rng: np.random.Generator) -> np.ndarray | float:
+def relative_uniform(values: Values, noise: float, rng: np.random.Generator) -> Values:
     """USARSim ``Noise``: v + U(-noise, +noise) * v."""
     if noise <= 0.0:
         return values
     arr = np.asarray(values, dtype=float)
     result = arr + rng.uniform(-noise, noise, size=arr.shape) * arr
-    return float(result) if np.ndim(values) == 0 else result
+    return float(result) if np.ndim(values) == 0 else result  # type: ignore[return-value]
 
 
-def gaussian(values: np.ndarray | float, mean: float, sigma: float, rng: np.random.Generator) -> np.ndarray | float:
+def gaussian(values: Values, mean: float, sigma: float, rng: np.random.Generator) -> Values:
     """Additive Gaussian N(mean, sigma)."""
     if (sigma <= 0.0 and mean == 0.0) or isinstance(rng, NoNoise):
         return values
     arr = np.asarray(values, dtype=float)
     result = arr + rng.normal(mean, sigma, size=arr.shape) if sigma > 0 else arr + mean
-    return float(result) if np.ndim(values) == 0 else result
+    return float(result) if np.ndim(values) == 0 else result  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ class OutputCurve:
         """The default curve (0 -> 0, upper -> upper)."""
         return cls(((0.0, 0.0), (upper, upper)))
 
-    def __call__(self, values: np.ndarray | float) -> np.ndarray | float:
+    def __call__(self, values: Values) -> Values:
         xs = np.array([p[0] for p in self.points])
         ys = np.array([p[1] for p in self.points])
         arr = np.asarray(values, dtype=float)
@@ -59,7 +63,7 @@ class OutputCurve:
         # a tiny tolerance keeps a value clamped exactly at the domain edge inside it
         eps = 1e-9 * max(1.0, abs(xs[-1]))
         out = np.where((arr < xs[0] - eps) | (arr > xs[-1] + eps), 0.0, out)
-        return float(out) if np.ndim(values) == 0 else out
+        return float(out) if np.ndim(values) == 0 else out  # type: ignore[return-value]
 
 
 def curve_from_params(points: Sequence[Sequence[float]] | None, upper: float) -> OutputCurve:
