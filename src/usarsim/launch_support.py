@@ -144,5 +144,6 @@ def rviz_node(robot: str, config: Path, fixed_frame: str, namespaced_tf: bool) -
                     parameters=[{"use_sim_time": True}], remappings=remaps)
 
 
-__all__ = ["NAV2_INSTALL", "NAV2_PACKAGES", "ROS2_CONTROL_INSTALL", "NodeSpec", "ROS2_CONTROL_PACKAGES", "missing_packages", "nav2_nodes", "nav2_params",
-           "not_installed_message", "ros2_control_nodes", "rviz_node", "start_pose", "write_params"]
+__all__ = ["NAV2_INSTALL", "NAV2_PACKAGES", "ROS2_CONTROL_INSTALL", "NodeSpec", "ROS2_CONTROL_PACKAGES",
+           "missing_packages", "nav2_nodes", "nav2_params", "not_installed_message", "ros2_control_nodes",
+           "rviz_node", "start_pose", "write_params"]
