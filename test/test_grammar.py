@@ -731,6 +731,7 @@ def test_udk_sample_lines_parse():
 
 @pytest.mark.parametrize("values", [
     [1.0, 2.5, 0.123456], [0, 3, 7], [-0.00001, 1.0], [float("nan")], [], [1e300, -2.0],
+    ["word", 2.0], [Fixed(1.0, 2), 3.5],
 ])
 def test_joined_floats_is_the_exact_list_text(values):
     from usarsim.protocol.grammar import format_value, joined_floats

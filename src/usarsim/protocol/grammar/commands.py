@@ -270,14 +270,22 @@ Command = Union[Init, Drive, MultiDrive, MisPkg, Set, GetGeo, GetConf, GetStartP
                 Camera]
 
 
+def _need_int(line: Line, name: str) -> int:
+    # a group's own key (WheelNumber, Link) is always present in it
+    value = line.get_int(name)
+    if value is None:
+        raise ProtocolError(f"missing required {{{name} ...}}")
+    return value
+
+
 def _parse_init(line: Line) -> Init:
     class_name = _need(line, "ClassName")
-    location = line.get_vector("Location")
+    location = line.get_vec3("Location")
     start = line.get("Start")
     if location is None and start is None:
         raise ProtocolError("missing {Location x,y,z} (or {Start tag})")
     return Init(class_name=class_name, name=line.get("Name"), location=location,
-                rotation=line.get_vector("Rotation"), start=start)
+                rotation=line.get_vec3("Rotation"), start=start)
 
 
 def _parse_drive(line: Line) -> Drive:
@@ -287,8 +295,7 @@ def _parse_drive(line: Line) -> Drive:
     wheels = []
     for group in line.groups("WheelNumber"):
         g = Line("", group)  # first occurrence wins inside a group, as on the line
-        wheels.append(Wheel(g.get_int("WheelNumber"), g.get_float("WheelSpeed"),
-                            g.get_float("WheelSteer")))
+        wheels.append(Wheel(_need_int(g, "WheelNumber"), g.get_float("WheelSpeed"), g.get_float("WheelSteer")))
     return Drive(wheels=tuple(wheels), **kwargs)
 
 
@@ -311,11 +318,12 @@ def _parse_mispkg(line: Line) -> MisPkg:
     links = []
     for group in line.groups("Link"):
         g = Line("", group)
-        number = g.get_int("Link")
+        number = _need_int(g, "Link")
         value = g.get_float("Value")
         if value is None:
             raise ProtocolError(f"{{Link {number}}} has no {{Value ...}}")
-        links.append(MisPkgLink(number, value, g.get_int("Order", default_order)))
+        order = g.get_int("Order")
+        links.append(MisPkgLink(number, value, default_order if order is None else order))
     if not links:
         raise ProtocolError("missing {Link n} {Value v}")
     return MisPkg(name=name, links=tuple(links))
@@ -328,7 +336,7 @@ def _parse_set(line: Line) -> Set:
         g = Line("", group)
         fov = g.get_float("FOV")
         if fov is not None:
-            cameras.append(CameraFov(g.get("Name"), fov))
+            cameras.append(CameraFov(_need(g, "Name"), fov))
     return Set(type=set_type, name=line.get("Name"), opcode=line.get("Opcode"),
                params=line.get("Params"), cameras=tuple(cameras), config=line.get("Config"),
                viewports=tuple(line.get(f"Viewport{i}") for i in range(1, 5)),  # type: ignore
@@ -351,7 +359,7 @@ def _trace_color(text: str) -> str:
 
 
 def _parse_camera(line: Line) -> Camera:
-    return Camera(rotation=line.get_vector("Rotation"), order=line.get_int("Order"),
+    return Camera(rotation=line.get_vec3("Rotation"), order=line.get_int("Order"),
                   zoom=line.get_float("Zoom"))
 
 

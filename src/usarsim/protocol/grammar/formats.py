@@ -356,8 +356,8 @@ def format_geo_vehicle(vehicle_type: str, name: str, dimensions: Vec, cog: Vec, 
     Wheel keys as USARSim sends them: WheelRadius, WheelSeparation (lateral track, D13),
     WheelBase (longitudinal).
     """
-    segs = [("Type", vehicle_type), ("Name", name), ("Dimensions", _vec3(dimensions)),
-            ("COG", _vec3(cog))]
+    segs: list[PairIn] = [("Type", vehicle_type), ("Name", name), ("Dimensions", _vec3(dimensions)),
+                          ("COG", _vec3(cog))]
     segs += _present([("WheelRadius", wheel_radius), ("WheelSeparation", wheel_separation),
                       ("WheelBase", wheelbase)])
     return format_line("GEO", segs)
@@ -408,8 +408,8 @@ def format_conf_vehicle(vehicle_type: str, name: str, steering_type: str, mass: 
     GroundVehicle: MaxSpeed, MaxTorque, MaxFrontSteer, MaxRearSteer.
     NauticVehicle extension: MaxRudder, MaxSternPlane, MaxPropeller.
     """
-    segs = [("Type", vehicle_type), ("Name", name), ("SteeringType", steering_type),
-            ("Mass", mass)]
+    segs: list[PairIn] = [("Type", vehicle_type), ("Name", name), ("SteeringType", steering_type),
+                          ("Mass", mass)]
     segs += _present([("MaxSpeed", max_speed), ("MaxTorque", max_torque),
                       ("MaxFrontSteer", max_front_steer), ("MaxRearSteer", max_rear_steer),
                       ("MaxRudder", max_rudder), ("MaxSternPlane", max_stern_plane),
@@ -509,7 +509,7 @@ def decode_range_readings(message: Line | str | bytes) -> tuple[tuple[str, float
         g = Line("", group)
         rng = g.get_float("Range")
         if rng is not None:
-            out.append((g.get("Name"), rng))
+            out.append((_need(g, "Name"), rng))
     return tuple(out)
 
 

@@ -15,7 +15,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Any, Callable, Iterable, Sequence, Union, cast
 
 MAX_LINE_LENGTH = 64 * 1024
 FLOAT_DIGITS = 4   # manual §6.2: every float goes out with 4 decimals
@@ -106,6 +106,10 @@ class Line:
                    default: tuple[float, ...] | None = None) -> tuple[float, ...] | None:
         """First ``name`` as an n-vector ``x,y,z``, ``default`` when absent."""
         return _typed(self.get(name), name, lambda t: parse_vector(t, n), default)
+
+    def get_vec3(self, name: str) -> Vec3 | None:
+        """First ``name`` as a 3-vector ``x,y,z``, None when absent."""
+        return _typed(self.get(name), name, lambda t: parse_vector(t, 3), None)
 
     def get_floats(self, name: str,
                    default: tuple[float, ...] | None = None) -> tuple[float, ...] | None:
@@ -376,13 +380,16 @@ def fmt_float(x: float, digits: int = FLOAT_DIGITS) -> str:
     return text
 
 
-def joined_floats(values: Sequence[float]) -> str | tuple[float, ...]:
+def joined_floats(values: Sequence[Any]) -> str | tuple[Any, ...]:
     """A long float list (laser ranges) as its wire text in one join, else the values for the exact path.
 
     Same text as :func:`format_value` of the tuple; the exact path handles nan/inf
     (an error), a negative zero to normalise and the empty list (an error).
     """
-    text = ",".join([f"{v:.{FLOAT_DIGITS}f}" for v in values])
+    try:
+        text = ",".join([f"{v:.{FLOAT_DIGITS}f}" for v in values])
+    except (TypeError, ValueError):  # words or Fixed in the list: the exact path formats them
+        return tuple(values)
     if "n" in text or "-0.0000" in text or not text:
         return tuple(values)
     return text
@@ -437,9 +444,9 @@ def format_line(type: str, segments: Iterable[Segment | PairIn]) -> str:
     if not _TYPE_RE.match(type) or type != type.upper():
         raise ProtocolError(f"TYPE word {type!r} must be upper-case letters")
     parts = [type]
-    for seg in segments:
-        if len(seg) == 2 and isinstance(seg[0], str):
-            seg = (seg,)  # type: ignore[assignment]
+    for item in segments:
+        # a bare (name, value) pair is a segment of its own
+        seg = cast(Segment, (item,) if len(item) == 2 and isinstance(item[0], str) else item)
         if not seg:
             raise ProtocolError("cannot send an empty segment")
         tokens = []
