@@ -16,6 +16,11 @@ import numpy as np
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]  # (x, y, z, w), PyBullet/ROS order
 
+def vec3(values: Sequence[float]) -> Vec3:
+    """The first three values as a 3-vector of plain floats (numpy arrays and lists alike)."""
+    return (float(values[0]), float(values[1]), float(values[2]))
+
+
 def wrap_pi(angle: float) -> float:
     """Wrap an angle to (-pi, pi]."""
     a = math.fmod(angle + math.pi, 2.0 * math.pi)

@@ -8,9 +8,10 @@ SAE J670 (x forward/north, y right/east, z down), via ``usarsim.protocol.frames`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, cast
 
 from usarsim import rotations
 from usarsim.protocol.frames import to_sae_euler, to_sae_vector, wrap_2pi_wire, wrap_pi_wire
@@ -246,7 +247,7 @@ def format_readings(readings: Iterable[rd.Reading],
         by_robot.setdefault(r.robot, []).append(r)
     out: list[tuple[str, str]] = []
     for robot, items in by_robot.items():
-        for line in format_robot_readings(items, lambda sensor, robot=robot: stamped(robot, sensor), dialect):
+        for line in format_robot_readings(items, functools.partial(stamped, robot), dialect):
             out.append((line.split(" ", 1)[0].strip(), line))
     return out
 
@@ -262,7 +263,7 @@ def nfo_game(world: "WorldSpec | str", time_limit: int = 0) -> str:
 def nfo_start_poses(world: "WorldSpec | Iterable[StartPose]") -> str:
     """``NFO {StartPoses n} {Tag x,y,z r,p,y ...}`` in the SAE world frame, at the standard
     spawn height above the floor (USARSim's PlayerStarts, manual §5.3.5)."""
-    poses = getattr(world, "start_poses", world)
+    poses = cast("Iterable[StartPose]", getattr(world, "start_poses", world))  # a WorldSpec, or its poses
     return g.format_nfo_start_poses(
         (pose.tag, to_sae_vector((pose.xyz[0], pose.xyz[1], pose.xyz[2] + SPAWN_HEIGHT)), to_sae_euler(pose.rpy))
         for pose in poses)

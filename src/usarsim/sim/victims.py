@@ -143,7 +143,7 @@ class Victim:
             self.body_ids.append(p.createMultiBody(0.0, col, vis, pos, orn, physicsClientId=client))
         self.body_id = self.body_ids[0]
         self._part_by_body = {b: part.part for b, part in zip(self.body_ids, parts)}
-        self.position: Vec3 = tuple(float(c) for c in self._poses[0][0])
+        self.position: Vec3 = rotations.vec3(self._poses[0][0])
 
     def _forward(self, angles: dict[str, float]) -> list[Pose]:
         """World pose of every part's shape for the given joint angles."""
@@ -163,7 +163,7 @@ class Victim:
 
     def parts(self) -> list[tuple[str, Vec3]]:
         """Each part's current world position (centre of its shape)."""
-        return [(part.part, tuple(float(c) for c in pos)) for part, (pos, _) in zip(self._parts, self._poses)]
+        return [(part.part, rotations.vec3(pos)) for part, (pos, _) in zip(self._parts, self._poses)]
 
     def _angles(self, t: float) -> tuple[dict[str, float], float, float]:
         """Joint angles at time t, plus the fastest tip speed and the largest amplitude now."""
@@ -211,7 +211,7 @@ def _loose_parts(client: int, spec: VictimSpec) -> Victim:
         flat = half if half[1] == 0.0 else (half[2], half[1], half[0])  # long axis along x
         parts.append(_Part(f"part_{i}", name, -1, "", (0.0, 0.3 * i, flat[0] if half[1] == 0.0 else flat[2]),
                            (0, 0, 0), flat, SKIN))
-    root = (tuple(spec.xyz), rotations.quaternion_from_euler((0.0, 0.0, spec.yaw)))
+    root = (rotations.vec3(spec.xyz), rotations.quaternion_from_euler((0.0, 0.0, spec.yaw)))
     return Victim(client, spec, parts, root, {})
 
 

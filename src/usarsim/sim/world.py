@@ -15,6 +15,7 @@ from typing import Any
 
 import pybullet as p
 
+from usarsim import rotations
 from usarsim.config_loading import ConfigError, confined_path, load_dataclass
 from usarsim.paths import share_dir
 from usarsim.sim.commands import CommandError
@@ -271,7 +272,7 @@ class BuiltWorld:
                     next_id += 1
                 tag_id, next_id = next_id, next_id + 1
                 taken.add(tag_id)
-            self.rfid_tags[tag_id] = RfidTag(tag_id, tuple(tag.xyz), tag.memory, tag.single_shot)
+            self.rfid_tags[tag_id] = RfidTag(tag_id, rotations.vec3(tag.xyz), tag.memory, tag.single_shot)
         # IR passes through glass (sensors.md): rays of IR sensors ignore these bodies
         self.ray_ignore_ids = frozenset(b for b, s in self._surfaces.items() if s == "transparent")
         lowest = min([spec.floor.z] + [p.getAABB(b, physicsClientId=client)[0][2] for b in self.static_ids])
@@ -325,7 +326,7 @@ class BuiltWorld:
         """Place a new tag (dropped by a robot) with the lowest free id in 0..1000."""
         for tag_id in range(RELEASED_TAG_MAX_ID + 1):
             if tag_id not in self.rfid_tags:
-                tag = RfidTag(tag_id, tuple(float(c) for c in position))
+                tag = RfidTag(tag_id, rotations.vec3(position))
                 self.rfid_tags[tag_id] = tag
                 return tag
         raise CommandError("no free RFID tag id left (0..1000 all released)")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pybullet as p
 
+from usarsim import rotations
 from usarsim.sim.body import BodySpec
 from usarsim.sim.brakes import WheelBrake
 from usarsim.sim.catalogue import DriveSpec
@@ -43,7 +44,7 @@ def wheel_positions(body: BodySpec) -> dict[str, tuple[float, float, float]]:
             return np.zeros(3)
         return origin(links[name].parent) + np.array(links[name].xyz)
 
-    return {w.joint: tuple(float(v) for v in origin(w.parent) + np.array(w.xyz)) for w in body.wheels}
+    return {w.joint: rotations.vec3(origin(w.parent) + np.array(w.xyz)) for w in body.wheels}
 
 
 def ackermann_geometry(wheels: dict[str, tuple[float, float]], front: set[str], rear: set[str],

@@ -17,6 +17,7 @@ from typing import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
+from usarsim import rotations
 from usarsim.sim.commands import CommandError
 from usarsim.sim.listeners import Listeners
 from usarsim.sim.wireless.model import path_loss_dbm
@@ -185,7 +186,7 @@ class WirelessNetwork:
 
     def update(self, now: float, robots: Mapping[str, Vec3]) -> LinkTable:
         """Recompute the table for robots at ``robots`` (name -> chassis position) and the stations."""
-        radios = [(n, ROBOT, tuple(pos)) for n, pos in robots.items()]
+        radios = [(n, ROBOT, rotations.vec3(pos)) for n, pos in robots.items()]
         radios += [(n, STATION, pos) for n, pos in sorted(self.stations.items())]
         self.table = compute_table(self.client, now, radios, self.weights, self.comm)
         self._robots, self._stations_changed = tuple(robots), False
