@@ -16,9 +16,14 @@ import numpy as np
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]  # (x, y, z, w), PyBullet/ROS order
 
-def vec3(values: Sequence[float]) -> Vec3:
+def vec3(values: Sequence[float] | np.ndarray) -> Vec3:
     """The first three values as a 3-vector of plain floats (numpy arrays and lists alike)."""
     return (float(values[0]), float(values[1]), float(values[2]))
+
+
+def quat(values: Sequence[float] | np.ndarray) -> Quat:
+    """The first four values as a quaternion (x, y, z, w) of plain floats."""
+    return (float(values[0]), float(values[1]), float(values[2]), float(values[3]))
 
 
 def wrap_pi(angle: float) -> float:

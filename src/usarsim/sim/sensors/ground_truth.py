@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from usarsim import rotations
 from usarsim.sim.readings import GroundTruthReading
 from usarsim.sim.sensors.base import CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -23,7 +24,7 @@ class GroundTruth(Sensor):
 
     def read(self, now: float) -> GroundTruthReading:
         base = self.robot.base
-        return GroundTruthReading(**self.header(now), position=tuple(float(v) for v in base.position),
-                                  orientation=tuple(float(v) for v in base.orientation),
-                                  linear_velocity=tuple(float(v) for v in base.linear_velocity),
-                                  angular_velocity=tuple(float(v) for v in base.angular_velocity))
+        return GroundTruthReading(**self.header(now), position=rotations.vec3(base.position),
+                                  orientation=rotations.quat(base.orientation),
+                                  linear_velocity=rotations.vec3(base.linear_velocity),
+                                  angular_velocity=rotations.vec3(base.angular_velocity))

@@ -99,7 +99,7 @@ class Ins(Sensor):
         self._prev_vel = vel
         self._last_time = now
         pos_sigma = sigma * self.distance + 1e-3
-        return InsReading(**self.header(now), position=tuple(self.est_pos), rpy=tuple(self.est_rpy),
+        return InsReading(**self.header(now), position=rotations.vec3(self.est_pos), rpy=rotations.vec3(self.est_rpy),
                           angular_velocity=tuple(gyro), linear_acceleration=tuple(accel),
                           position_variance=pos_sigma ** 2, orientation_variance=max(sigma * 0.01, 1e-6),
                           angular_velocity_variance=prm.gyro_sigma ** 2, linear_acceleration_variance=prm.accel_sigma ** 2)

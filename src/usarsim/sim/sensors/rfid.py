@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from usarsim import rotations
 from usarsim.sim.readings import RfidReading, RfidTagSeen
 from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -154,7 +155,7 @@ class RfidReader(Sensor):
 
     def read(self, now: float) -> RfidReading:
         prm: RfidParams = self.params  # type: ignore[assignment]
-        seen = tuple(RfidTagSeen(tag_id=int(tag.id), memory=str(tag.memory), position=tuple(float(v) for v in local),
+        seen = tuple(RfidTagSeen(tag_id=int(tag.id), memory=str(tag.memory), position=rotations.vec3(local),
                                  signal_dbm=power, single_shot=bool(tag.single_shot))
                      for tag, local, power in self.detect())
         return RfidReading(**self.header(now), tags=seen, memory_read=prm.always_read_memory,

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from usarsim import rotations
 from usarsim.sim.raycast import beam_count
 from usarsim.sim.readings import VictimPartSeen, VictimReading
 from usarsim.sim.sensors.base import CommonParams, Sensor
@@ -119,9 +120,9 @@ class VictimSensor(Sensor):
             parts = [seen for seen, k in zip(parts, keep) if k]
         if parts and (prm.sigma > 0 or prm.mean != 0):
             noise = self.rng.normal(prm.mean, max(prm.sigma, 0.0), size=(len(parts), 3))
-            parts = [VictimPartSeen(part=s.part, position=tuple(float(v) for v in np.add(s.position, n)),
+            parts = [VictimPartSeen(part=s.part, position=rotations.vec3(np.add(s.position, n)),
                                     victim_id=s.victim_id) for s, n in zip(parts, noise)]
         else:
-            parts = [VictimPartSeen(part=s.part, position=tuple(float(v) for v in s.position), victim_id=s.victim_id)
+            parts = [VictimPartSeen(part=s.part, position=rotations.vec3(s.position), victim_id=s.victim_id)
                      for s in parts]
         return VictimReading(**self.header(now), parts=tuple(parts))
