@@ -7,7 +7,8 @@ URDFs, the same motor, friction and joint-hold settings and wheel commands, the 
 thrust calls for rotorcraft, and the same number of rays per range sensor at the same
 rates, in the same directions from the same mounts as the sensors cast them (laser fans,
 sonar/IR cones, GPS sky rays, victim-sensor and 3-D scanner grids; one batch per sensor,
-large ones on all cores), plus the state queries odometry and INS need. Cameras are off in both (they render only when a client asks for images).
+large ones on all cores), plus the state queries odometry and INS need. Cameras are off in both
+(they render only when a client asks for images).
 Rates are given per wall-clock second and per CPU second of this process (the latter
 is what one core delivers when other processes share the machine).
 
@@ -24,6 +25,7 @@ import numpy as np
 import pybullet as p
 
 
+from usarsim import rotations
 from usarsim.sim.catalogue import RobotSpec, available_robots, load_robot
 from usarsim.sim.commands import AckermannDrive, AerialDrive, CommandError, WheelDrive
 from usarsim.sim.quiet import quiet_stdout
@@ -99,11 +101,11 @@ def ray_loads(spec: RobotSpec) -> list[RayLoad]:
 def mount_in_chassis(spec: RobotSpec, mount) -> tuple[np.ndarray, np.ndarray]:
     """Position and rotation of a mount in the chassis frame, following its parent links at rest."""
     links = {link.name: link for link in spec.body.links}
-    position, rotation = np.array(mount.xyz, dtype=float), frames.rotation_matrix(frames.quaternion_from_euler(mount.rpy))
+    position, rotation = np.array(mount.xyz, dtype=float), rotations.rotation_matrix(rotations.quaternion_from_euler(mount.rpy))
     parent = mount.parent
     while parent in links:
         link = links[parent]
-        link_rotation = frames.rotation_matrix(frames.quaternion_from_euler(link.rpy))
+        link_rotation = rotations.rotation_matrix(rotations.quaternion_from_euler(link.rpy))
         position = np.array(link.xyz) + link_rotation @ position
         rotation = link_rotation @ rotation
         parent = link.parent

@@ -110,7 +110,7 @@ def fuzz(port: int, lines: Iterable[bytes], locations: list[str]) -> FuzzResult:
                 result.dropped_connections.append(f"line {i}: {exc}")
                 break
             result.sent += 1
-        for sock, reader in owners:  # wait until the server has handled every line sent
+        for sock, _reader in owners:  # wait until the server has handled every line sent
             sock.sendall(b"GETCONF {Type " + END_MARKER + b"}\r\n")
         for i, (_, reader) in enumerate(owners):
             if not reader.saw_end.wait(TIMEOUT):
