@@ -20,6 +20,7 @@ from usarsim.config_loading import ConfigError, confined_path, load_dataclass
 from usarsim.paths import share_dir
 from usarsim.sim.commands import CommandError
 from usarsim.sim.victims import Victim, VictimSpec, build_victim
+from usarsim.sim.water import AIR_DENSITY, WaterSpec, build_water, water_at
 from usarsim.sim.world_geometry import ObstacleSpec, StaticItem, build_obstacle, build_static
 
 Vec3 = tuple[float, float, float]
@@ -135,6 +136,8 @@ class WorldSpec:
     rfid_tags: list[RfidTagSpec] = field(default_factory=list)
     lights: list[LightSpec] = field(default_factory=list)
     comm: CommSpec = field(default_factory=CommSpec)
+    water: list[WaterSpec] = field(default_factory=list)  # water volumes (sim/water.py)
+    air_density: float = AIR_DENSITY  # kg/m^3 outside water (what a blimp's envelope displaces)
     # Where the file's arena sits in the world frame: added to every position in the file, so
     # that an arena keeps its own coordinates and USARSim's map coordinates still hold.
     placement: Vec3 = (0.0, 0.0, 0.0)
@@ -176,7 +179,7 @@ def _placed(spec: WorldSpec) -> WorldSpec:
     return replace(spec, floor=floor, start_poses=[moved(s) for s in spec.start_poses],
                    static=[moved(i) for i in spec.static], obstacles=[moved(o) for o in spec.obstacles],
                    victims=[moved(v) for v in spec.victims], rfid_tags=[moved(t) for t in spec.rfid_tags],
-                   lights=[moved(light) for light in spec.lights])
+                   lights=[moved(light) for light in spec.lights], water=[w.moved((dx, dy, dz)) for w in spec.water])
 
 
 def load_world(name: str) -> WorldSpec:
@@ -229,6 +232,10 @@ def _validate(spec: WorldSpec, source: str) -> None:
     for victim in spec.victims:
         victim.validate(source)
     spec.comm.validate(source)
+    for water in spec.water:
+        water.validate(source)
+    if not spec.air_density > 0:
+        raise ConfigError(f"{source}: air_density must be positive, got {spec.air_density}")
 
 
 @dataclass
@@ -275,6 +282,7 @@ class BuiltWorld:
             self.rfid_tags[tag_id] = RfidTag(tag_id, rotations.vec3(tag.xyz), tag.memory, tag.single_shot)
         # IR passes through glass (sensors.md): rays of IR sensors ignore these bodies
         self.ray_ignore_ids = frozenset(b for b, s in self._surfaces.items() if s == "transparent")
+        self.water_ids = [build_water(client, w) for w in spec.water]
         lowest = min([spec.floor.z] + [p.getAABB(b, physicsClientId=client)[0][2] for b in self.static_ids])
         # below this a robot has left the world for good
         self.fall_limit_z = lowest - FALL_LIMIT
@@ -321,6 +329,10 @@ class BuiltWorld:
         hit = p.rayTest((x, y, z), (x, y, self.fall_limit_z), physicsClientId=self.client)[0]
         return float(hit[3][2]) if hit[0] >= 0 else None
 
+    def water_at(self, point: Vec3) -> WaterSpec | None:
+        """The water volume ``point`` (world frame) lies in, or None in air."""
+        return water_at(self.spec.water, point)
+
     # --- changes ---------------------------------------------------------------------------
     def add_rfid_tag(self, position: Vec3) -> RfidTag:
         """Place a new tag (dropped by a robot) with the lowest free id in 0..1000."""
@@ -347,6 +359,6 @@ def build_world(client: int, spec: WorldSpec) -> BuiltWorld:
 
 
 __all__ = ["BuiltWorld", "CommSpec", "FALL_LIMIT", "SPAWN_HEIGHT", "FloorSpec", "GpsOrigin", "LightSpec", "ObstacleSpec",
-           "RfidTag", "RfidTagSpec", "StartPose", "StaticItem", "Victim", "VictimSpec", "WallWeights", "WorldSpec",
+           "RfidTag", "RfidTagSpec", "StartPose", "StaticItem", "Victim", "VictimSpec", "WallWeights", "WaterSpec", "WorldSpec",
            "available_worlds",
            "build_world", "load_world", "load_world_file", "worlds_dir"]
