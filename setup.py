@@ -73,6 +73,8 @@ setup(
         "pyarrow",  # sweep summary tables (CSV and Parquet from one typed table)
         "gymnasium",  # usarsim.gym environments
         "foxglove-sdk",  # live view (usarsim serve/run/sweep --live)
+        "scipy",  # map flood fills and filters (usarsim map, usarsim arena) in C, not Python loops
+        "osmium",  # pyosmium: maintained OpenStreetMap parser (libosmium) for `usarsim osm`
     ],
     extras_require={
         "ros": ROS_RUNTIME,

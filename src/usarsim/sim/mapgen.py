@@ -32,6 +32,7 @@ import numpy as np
 import pybullet as p
 import yaml
 from PIL import Image
+from scipy import ndimage
 
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.raycast import ray_test
@@ -96,39 +97,28 @@ def _surface_heights(client: int, xs: np.ndarray, ys: np.ndarray, z_top: float, 
     n = gx.size
     starts = np.column_stack([gx.ravel(), gy.ravel(), np.full(n, z_top)])
     ends = np.column_stack([gx.ravel(), gy.ravel(), np.full(n, z_bottom)])
-    heights = np.full(n, np.nan)
-    for k, hit in enumerate(ray_test(client, starts, ends)):
-        if hit[0] >= 0:
-            heights[k] = hit[3][2]
-    return heights.reshape(gx.shape)
+    hits = ray_test(client, starts, ends)
+    fractions = np.fromiter((h[2] if h[0] >= 0 else np.nan for h in hits), dtype=float, count=n)
+    return (z_top + (z_bottom - z_top) * fractions).reshape(gx.shape)
+
+
+def disc(radius: int) -> np.ndarray:
+    """Boolean disc footprint of ``radius`` cells for the image filters."""
+    offsets = np.arange(-radius, radius + 1)
+    return offsets[:, None] ** 2 + offsets[None, :] ** 2 <= radius * radius
 
 
 def _window_min(heights: np.ndarray, radius: int) -> np.ndarray:
     """Lowest known height within ``radius`` cells (a disc) of every cell."""
     filled = np.where(np.isnan(heights), np.inf, heights)
-    padded = np.pad(filled, radius, constant_values=np.inf)
-    rows, cols = heights.shape
-    low = filled.copy()
-    for di in range(-radius, radius + 1):
-        for dj in range(-radius, radius + 1):
-            if di * di + dj * dj <= radius * radius:
-                low = np.minimum(low, padded[radius + di:radius + di + rows, radius + dj:radius + dj + cols])
-    return low
+    return ndimage.minimum_filter(filled, footprint=disc(radius), mode="constant", cval=np.inf)
 
 
-def _reachable(walkable: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-    """Cells of ``walkable`` 4-connected to a seed cell (iterative flood fill)."""
-    reached = seeds & walkable
-    while True:
-        grown = reached.copy()
-        grown[1:, :] |= reached[:-1, :]
-        grown[:-1, :] |= reached[1:, :]
-        grown[:, 1:] |= reached[:, :-1]
-        grown[:, :-1] |= reached[:, 1:]
-        grown &= walkable
-        if np.array_equal(grown, reached):
-            return reached
-        reached = grown
+def reachable(walkable: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """Cells of ``walkable`` 4-connected to a seed cell (one labelling pass, no Python loop)."""
+    labels, _ = ndimage.label(walkable)
+    seeded = np.unique(labels[seeds & walkable])
+    return np.isin(labels, seeded[seeded > 0])
 
 
 def occupancy_map(spec: WorldSpec, resolution: float = 0.05) -> OccupancyMap:
@@ -157,7 +147,7 @@ def occupancy_map(spec: WorldSpec, resolution: float = 0.05) -> OccupancyMap:
     step = known & (heights - _window_min(heights, radius) > STEP + TOLERANCE)
     floor_level = spec.floor.z  # top of the world's floor slab
     ground = known & ~step & (heights <= floor_level + STEP + TOLERANCE)
-    reached = _reachable(known & ~step, ground)
+    reached = reachable(known & ~step, ground)
     cells = np.full(heights.shape, UNKNOWN, dtype=np.int8)
     cells[known] = OCCUPIED
     cells[reached] = FREE
@@ -198,4 +188,4 @@ def write_map(spec: WorldSpec, out_dir: Path, resolution: float = 0.05) -> list[
     return [pgm, meta]
 
 
-__all__ = ["OccupancyMap", "arena_bounds", "map_image", "occupancy_map", "write_map"]
+__all__ = ["OccupancyMap", "arena_bounds", "disc", "reachable", "map_image", "occupancy_map", "write_map"]
