@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pybullet as p
+import pymap3d
 
 from usarsim import rotations
 from usarsim.config_loading import ConfigError, confined_path, load_dataclass
 from usarsim.paths import share_dir
 from usarsim.sim.commands import CommandError
 from usarsim.sim.victims import Victim, VictimSpec, build_victim
+from usarsim.sim.terrain import GeoPoint, TerrainSpec, build_terrain, load_heights
 from usarsim.sim.water import AIR_DENSITY, WaterSpec, build_water, water_at
 from usarsim.sim.world_geometry import ObstacleSpec, StaticItem, build_obstacle, build_static
 
@@ -30,13 +32,7 @@ RELEASED_TAG_MAX_ID = 1000
 DEFAULT_WORLD = "yellow"  # what every command and the ROS node load unless told otherwise
 
 
-@dataclass(frozen=True)
-class GpsOrigin:
-    """Geodetic coordinates of the world origin (decimal degrees, metres)."""
-
-    lat: float
-    lon: float
-    alt: float = 0.0
+GpsOrigin = GeoPoint  # geodetic coordinates of the world origin (decimal degrees, metres)
 
 
 # USARSim's PlayerStarts stand 47 UU (0.188 m) above the floor (manual §5.3.5): GETSTARTPOSES
@@ -125,8 +121,9 @@ class WorldSpec:
 
     name: str
     description: str
-    gps_origin: GpsOrigin
     start_poses: list[StartPose]
+    # required unless a terrain's geo_origin gives it (the loader fills it in then)
+    gps_origin: GpsOrigin | None = None
     outdoor: bool = False
     gravity: float = -9.81
     floor: FloorSpec = field(default_factory=FloorSpec)
@@ -136,6 +133,7 @@ class WorldSpec:
     rfid_tags: list[RfidTagSpec] = field(default_factory=list)
     lights: list[LightSpec] = field(default_factory=list)
     comm: CommSpec = field(default_factory=CommSpec)
+    terrain: TerrainSpec | None = None  # outdoor height-map ground (sim/terrain.py)
     water: list[WaterSpec] = field(default_factory=list)  # water volumes (sim/water.py)
     air_density: float = AIR_DENSITY  # kg/m^3 outside water (what a blimp's envelope displaces)
     # Where the file's arena sits in the world frame: added to every position in the file, so
@@ -161,7 +159,18 @@ def load_world_file(path: Path) -> WorldSpec:
         raise ConfigError(f"{path}: unknown key 'source' in WorldSpec (the loader sets it)")
     spec = _with_source(spec, str(path))
     _validate(spec, str(path))
-    return _placed(spec)
+    return _with_gps_origin(_placed(spec))
+
+
+def _with_gps_origin(spec: WorldSpec) -> WorldSpec:
+    """Derive the world's GPS origin from its terrain's geodetic origin when the file gives that instead."""
+    if spec.gps_origin is not None or spec.terrain is None or spec.terrain.geo_origin is None:
+        return spec
+    geo = spec.terrain.geo_origin
+    # the terrain's centre at height 0 is world (center, z): the world origin is that far away
+    east, north, up = spec.terrain.center[1], -spec.terrain.center[0], -spec.terrain.z
+    lat, lon, alt = pymap3d.enu2geodetic(east, north, up, geo.lat, geo.lon, geo.alt)
+    return replace(spec, gps_origin=GpsOrigin(float(lat), float(lon), float(alt)))
 
 
 def _placed(spec: WorldSpec) -> WorldSpec:
@@ -179,7 +188,8 @@ def _placed(spec: WorldSpec) -> WorldSpec:
     return replace(spec, floor=floor, start_poses=[moved(s) for s in spec.start_poses],
                    static=[moved(i) for i in spec.static], obstacles=[moved(o) for o in spec.obstacles],
                    victims=[moved(v) for v in spec.victims], rfid_tags=[moved(t) for t in spec.rfid_tags],
-                   lights=[moved(light) for light in spec.lights], water=[w.moved((dx, dy, dz)) for w in spec.water])
+                   lights=[moved(light) for light in spec.lights],
+                   terrain=spec.terrain.moved((dx, dy, dz)) if spec.terrain else None, water=[w.moved((dx, dy, dz)) for w in spec.water])
 
 
 def load_world(name: str) -> WorldSpec:
@@ -201,6 +211,13 @@ def _with_source(spec: WorldSpec, source: str) -> WorldSpec:
 
 
 def _validate(spec: WorldSpec, source: str) -> None:
+    geo = spec.terrain.geo_origin if spec.terrain else None
+    if (spec.gps_origin is None) == (geo is None):
+        raise ConfigError(f"{source}: gps_origin: give either gps_origin or terrain.geo_origin (exactly one)"
+                          if geo is not None else f"{source}: missing required key 'gps_origin'")
+    if spec.terrain is not None:
+        spec.terrain.validate(source)
+        confined_path(_world_dir(spec), spec.terrain.heightmap, source, "terrain.heightmap")
     if not spec.start_poses:
         raise ConfigError(f"{source}: a world needs at least one start pose")
     tags = [s.tag for s in spec.start_poses]
@@ -282,6 +299,13 @@ class BuiltWorld:
             self.rfid_tags[tag_id] = RfidTag(tag_id, rotations.vec3(tag.xyz), tag.memory, tag.single_shot)
         # IR passes through glass (sensors.md): rays of IR sensors ignore these bodies
         self.ray_ignore_ids = frozenset(b for b, s in self._surfaces.items() if s == "transparent")
+        self.terrain_id: int | None = None
+        if spec.terrain is not None:
+            heights = load_heights(spec.terrain, _world_dir(spec), spec.source or spec.name)
+            self.terrain_id = build_terrain(client, spec.terrain, heights)
+            self.static_ids.append(self.terrain_id)
+            self._surfaces[self.terrain_id] = "default"
+            self._labels[self.terrain_id] = "the terrain"
         self.water_ids = [build_water(client, w) for w in spec.water]
         lowest = min([spec.floor.z] + [p.getAABB(b, physicsClientId=client)[0][2] for b in self.static_ids])
         # below this a robot has left the world for good

@@ -72,6 +72,7 @@ class Gps(Sensor):
         sigma = noise.gps_sigma(max(satellites, 4), prm.max_noise, prm.min_noise)
         noisy = antenna + np.array([*self.rng.normal(0.0, sigma, 2), 0.0])
         origin = self.env.world.spec.gps_origin
+        assert origin is not None  # the loader sets it for every world
         lat, lon, alt = world_to_geodetic(noisy, (origin.lat, origin.lon, origin.alt))
         return GpsReading(**self.header(now), latitude=lat, longitude=lon, altitude=alt, fix=satellites >= 4,
                           satellites=satellites, horizontal_sigma=sigma)
