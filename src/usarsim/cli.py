@@ -131,6 +131,34 @@ def cmd_map(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_arena(args: argparse.Namespace) -> int:
+    """usarsim arena: a new NIST-style arena (world YAML and its Nav2 map)."""
+    from usarsim.sim.mapgen import write_map
+    from usarsim.sim.world import load_world_file
+    from usarsim.worldgen.arena import generate
+
+    width, height = args.size
+    out_dir = Path(args.output)
+    name = args.name or f"arena_{args.difficulty}_{args.seed}"
+    path = out_dir / f"{name}.yaml"
+    generate(args.seed, width, height, args.difficulty, path, name)
+    print(path)
+    for written in write_map(load_world_file(path), out_dir):
+        print(written)
+    return 0
+
+
+def _size_pair(text: str) -> tuple[float, float]:
+    """W,H in metres, both finite and positive."""
+    try:
+        width, height = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected W,H in metres, got {text!r}") from None
+    if not (math.isfinite(width) and math.isfinite(height) and width > 0 and height > 0):
+        raise argparse.ArgumentTypeError(f"W and H must be finite and positive, got {text!r}")
+    return width, height
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and docs)."""
     from usarsim.console import add_subcommand as add_console
@@ -173,6 +201,15 @@ def build_parser() -> argparse.ArgumentParser:
     mapper.add_argument("--resolution", type=positive_float, default=0.05)
     mapper.add_argument("--output", default=None)
     mapper.set_defaults(func=cmd_map)
+
+    arena = sub.add_parser("arena", help="generate a NIST-style arena (world YAML + Nav2 map)")
+    arena.add_argument("--seed", type=int, required=True)
+    arena.add_argument("--size", type=_size_pair, default=(20.0, 20.0), metavar="W,H",
+                       help="arena size in metres along x (north) and y (west), default 20,20")
+    arena.add_argument("--difficulty", choices=("yellow", "orange", "red"), default="yellow")
+    arena.add_argument("--name", default="", help="world name (default arena_<difficulty>_<seed>)")
+    arena.add_argument("--output", default=".", help="directory for the YAML and the map (default .)")
+    arena.set_defaults(func=cmd_arena)
 
     add_console(sub)
     for register in _optional_subcommands():
