@@ -75,6 +75,7 @@ setup(
         "foxglove-sdk",  # live view (usarsim serve/run/sweep --live)
         "scipy",  # map flood fills and filters (usarsim map, usarsim arena) in C, not Python loops
         "osmium",  # pyosmium: maintained OpenStreetMap parser (libosmium) for `usarsim osm`
+        "shapely",  # street blocks from road buffers and polygon triangulation (prism items)
     ],
     extras_require={
         "ros": ROS_RUNTIME,

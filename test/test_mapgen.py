@@ -121,7 +121,8 @@ def test_map_frame_is_the_world_frame(tmp_path):
 
 def test_shipped_maps_are_up_to_date(tmp_path):
     for name in available_worlds():
-        pgm, meta = mapgen.write_map(load_world(name), tmp_path, 0.05)
+        spec = load_world(name)
+        pgm, meta = mapgen.write_map(spec, tmp_path, spec.map_resolution)
         shipped = worlds_dir() / pgm.name
         assert shipped.exists(), f"{shipped} missing: run `usarsim map`"
         fresh, old = np.asarray(Image.open(pgm)), np.asarray(Image.open(shipped))

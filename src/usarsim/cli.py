@@ -126,7 +126,8 @@ def cmd_map(args: argparse.Namespace) -> int:
 
     out_dir = Path(args.output) if args.output else share_dir() / "worlds"
     for name in args.worlds or available_worlds():
-        for path in write_map(load_world(name), out_dir, resolution=args.resolution):
+        spec = load_world(name)
+        for path in write_map(spec, out_dir, resolution=args.resolution or spec.map_resolution):
             print(path)
     return 0
 
@@ -145,6 +146,23 @@ def cmd_arena(args: argparse.Namespace) -> int:
     print(path)
     for written in write_map(load_world_file(path), out_dir):
         print(written)
+    return 0
+
+
+def cmd_osm(args: argparse.Namespace) -> int:
+    """usarsim osm: a street world (YAML and Nav2 map) from an OpenStreetMap extract."""
+    from usarsim.sim.mapgen import write_map
+    from usarsim.sim.world import load_world_file
+    from usarsim.worldgen.osm import convert
+
+    source = Path(args.file)
+    out = Path(args.output) if args.output else source.with_suffix(".yaml")
+    convert(source, out, args.name, args.building_height)
+    print(out)
+    if not args.no_map:
+        spec = load_world_file(out)
+        for written in write_map(spec, out.parent, resolution=spec.map_resolution):
+            print(written)
     return 0
 
 
@@ -198,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     mapper = sub.add_parser("map", help="write Nav2 occupancy maps (pgm + yaml) of worlds")
     mapper.add_argument("worlds", nargs="*")
-    mapper.add_argument("--resolution", type=positive_float, default=0.05)
+    mapper.add_argument("--resolution", type=positive_float, default=None,
+                        help="m per pixel (default: the world's map_resolution, 0.05 unless it says)")
     mapper.add_argument("--output", default=None)
     mapper.set_defaults(func=cmd_map)
 
@@ -210,6 +229,15 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--name", default="", help="world name (default arena_<difficulty>_<seed>)")
     arena.add_argument("--output", default=".", help="directory for the YAML and the map (default .)")
     arena.set_defaults(func=cmd_arena)
+
+    osm = sub.add_parser("osm", help="turn an OpenStreetMap extract into a street world (YAML + Nav2 map)")
+    osm.add_argument("file", help="OSM file (.osm XML or .pbf)")
+    osm.add_argument("--output", "-o", default=None, help="world YAML (default: FILE with .yaml)")
+    osm.add_argument("--name", default="", help="world name (default: the output file's stem)")
+    osm.add_argument("--building-height", type=positive_float, default=9.0,
+                     help="m, for buildings without height or building:levels tags (default 9)")
+    osm.add_argument("--no-map", action="store_true", help="write the world only")
+    osm.set_defaults(func=cmd_osm)
 
     add_console(sub)
     for register in _optional_subcommands():

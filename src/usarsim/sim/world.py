@@ -135,6 +135,7 @@ class WorldSpec:
     comm: CommSpec = field(default_factory=CommSpec)
     terrain: TerrainSpec | None = None  # outdoor height-map ground (sim/terrain.py)
     water: list[WaterSpec] = field(default_factory=list)  # water volumes (sim/water.py)
+    map_resolution: float = 0.05  # m per pixel of the world's Nav2 map (`usarsim map`); coarser for large outdoor worlds
     air_density: float = AIR_DENSITY  # kg/m^3 outside water (what a blimp's envelope displaces)
     # Where the file's arena sits in the world frame: added to every position in the file, so
     # that an arena keeps its own coordinates and USARSim's map coordinates still hold.
@@ -251,6 +252,8 @@ def _validate(spec: WorldSpec, source: str) -> None:
     spec.comm.validate(source)
     for water in spec.water:
         water.validate(source)
+    if not spec.map_resolution > 0:
+        raise ConfigError(f"{source}: map_resolution must be positive, got {spec.map_resolution}")
     if not spec.air_density > 0:
         raise ConfigError(f"{source}: air_density must be positive, got {spec.air_density}")
 

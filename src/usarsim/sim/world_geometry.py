@@ -7,12 +7,14 @@ ray tests. Sizes follow worlds-and-robots.md c.1 where the arenas leave them ope
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import pybullet as p
+import shapely
+from shapely.geometry import Polygon
 
 from usarsim import rotations
 from usarsim.config_loading import ConfigError, confined_path
@@ -33,7 +35,7 @@ class StaticItem:
     ``size`` is (length x, width y, height z); a cylinder's diameter is size x.
     """
 
-    kind: Literal["box", "cylinder", "ramp", "stairs", "step_field", "mesh"]
+    kind: Literal["box", "cylinder", "ramp", "stairs", "step_field", "mesh", "prism"]
     xyz: Vec3
     size: Vec3 = (1.0, 1.0, 1.0)
     rpy: Vec3 = (0.0, 0.0, 0.0)
@@ -47,6 +49,10 @@ class StaticItem:
     seed: int = 0  # step field: post heights
     mesh: str = ""  # mesh: OBJ file relative to the world file
     scale: Vec3 = (1.0, 1.0, 1.0)
+    # prism: footprint polygon (x, y) relative to xyz, extruded from xyz's z up by size z; holes inside it
+    points: list[tuple[float, float]] = field(default_factory=list)
+    holes: list[list[tuple[float, float]]] = field(default_factory=list)
+    texture: str = ""  # procedural texture name (sim/textures.py); "" picks one by kind and colour
 
     def validate(self, source: str) -> None:
         """Reject sizes that cannot be built (zero, negative) with a message naming the item."""
@@ -60,6 +66,8 @@ class StaticItem:
         if self.kind == "step_field" and self.post_count > MAX_MESH_BOXES:
             raise ConfigError(f"{source}: {label}: {self.post_count} posts, at most {MAX_MESH_BOXES} "
                               "(use a larger cell or split the field)")
+        if self.kind == "prism" and (len(self.points) < 3 or not _footprint(self).is_valid or _footprint(self).area <= 0):
+            raise ConfigError(f"{source}: {label}: points must be a simple polygon of at least 3 corners")
         if self.kind == "stairs" and self.steps < 0:
             raise ConfigError(f"{source}: {label}: steps must be >= 0")
 
@@ -182,6 +190,33 @@ def _mesh_shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, i
     return col, vis
 
 
+def _footprint(item: StaticItem) -> Polygon:
+    return Polygon(item.points, item.holes)
+
+
+def _prism_shapes(client: int, item: StaticItem) -> tuple[int, int]:
+    """Triangle mesh of the footprint extruded by size z (constrained Delaunay, so concave ones and holes work)."""
+    polygon = shapely.geometry.polygon.orient(_footprint(item), 1.0)  # shell counter-clockwise, holes clockwise
+    height = item.size[2]
+    vertices: list[Vec3] = []
+    indices: list[int] = []
+    for triangle in shapely.constrained_delaunay_triangles(polygon).geoms:
+        corners = list(shapely.geometry.polygon.orient(triangle, 1.0).exterior.coords)[:3]
+        base = len(vertices)
+        vertices += [(x, y, height) for x, y in corners] + [(x, y, 0.0) for x, y in corners]
+        indices += [base, base + 1, base + 2, base + 3, base + 5, base + 4]  # top up, bottom down
+    for ring in [polygon.exterior, *polygon.interiors]:
+        coords = list(ring.coords)
+        for (x0, y0), (x1, y1) in zip(coords, coords[1:]):
+            base = len(vertices)
+            vertices += [(x0, y0, 0.0), (x1, y1, 0.0), (x1, y1, height), (x0, y0, height)]
+            indices += [base, base + 1, base + 2, base, base + 2, base + 3]  # outward for ccw shells, cw holes
+    col = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, indices=indices,
+                                 flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
+    vis = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, physicsClientId=client)
+    return col, vis
+
+
 def _shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, int]:
     """Collision and visual shape of ``item`` around its body origin."""
     if item.kind == "box":
@@ -198,6 +233,8 @@ def _shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, int]:
         return _boxes(client, *_stairs_boxes(item))
     if item.kind == "step_field":
         return _boxes(client, *_step_field_boxes(item))
+    if item.kind == "prism":
+        return _prism_shapes(client, item)
     return _mesh_shapes(client, item, world_dir)
 
 
