@@ -10,7 +10,7 @@ there. A cell is then
   a raised level and the side of a ramp. A slope gentler than atan(0.1 / 0.15) = 34 deg
   (the 15 deg ramps) stays free.
 - **occupied** too when it is a flat top no wheeled robot can reach from the ground
-  floor over such steps and slopes (the top of a cement block, a stair tread, a
+  floor or a start pose over such steps and slopes (the top of a cement block, a stair tread, a
   landing reached only by stairs). A raised level reached by a ramp stays free.
 - **free** otherwise; **unknown** outside the arena bounds (the box around the
   static geometry, start poses, victims and tags; 40 m x 40 m around the origin for
@@ -128,7 +128,7 @@ def occupancy_map(spec: WorldSpec, resolution: float = 0.05) -> OccupancyMap:
     with quiet_stdout():
         client = p.connect(p.DIRECT)
     try:
-        world = build_world(client, spec)
+        world = build_world(client, spec, textures=False)  # looks do not matter to rays
         xmin, ymin, xmax, ymax = arena_bounds(spec, client, world.static_ids)
         x0, y0 = _snap_down(xmin - BORDER, resolution), _snap_down(ymin - BORDER, resolution)
         x1, y1 = _snap_up(xmax + BORDER, resolution), _snap_up(ymax + BORDER, resolution)
@@ -147,6 +147,12 @@ def occupancy_map(spec: WorldSpec, resolution: float = 0.05) -> OccupancyMap:
     step = known & (heights - _window_min(heights, radius) > STEP + TOLERANCE)
     floor_level = spec.floor.z  # top of the world's floor slab
     ground = known & ~step & (heights <= floor_level + STEP + TOLERANCE)
+    # robots also start where the world puts them (a quay above a sea bed, a plateau on a terrain)
+    for pose in spec.start_poses:
+        row = int(np.floor((pose.xyz[1] - y0) / resolution))
+        col = int(np.floor((pose.xyz[0] - x0) / resolution))
+        if 0 <= row < rows and 0 <= col < cols and abs(heights[row, col] - pose.xyz[2]) <= STEP + TOLERANCE:
+            ground[row, col] = not step[row, col]
     reached = reachable(known & ~step, ground)
     cells = np.full(heights.shape, UNKNOWN, dtype=np.int8)
     cells[known] = OCCUPIED

@@ -21,9 +21,12 @@ from usarsim.config_loading import ConfigError, confined_path, load_dataclass
 from usarsim.paths import share_dir
 from usarsim.sim.commands import CommandError
 from usarsim.sim.victims import Victim, VictimSpec, build_victim
+from usarsim.sim.lighting import INDOOR_SKY, OUTDOOR_SKY
 from usarsim.sim.terrain import GeoPoint, TerrainSpec, build_terrain, load_heights
+from usarsim.sim.textures import TextureBank
 from usarsim.sim.water import AIR_DENSITY, WaterSpec, build_water, water_at
-from usarsim.sim.world_geometry import ObstacleSpec, StaticItem, build_obstacle, build_static
+from usarsim.sim.world_geometry import (ObstacleSpec, StaticItem, build_obstacle, build_static, texture_for,
+                                         textured_box_visual)
 
 Vec3 = tuple[float, float, float]
 
@@ -60,6 +63,7 @@ class FloorSpec:
     z: float = 0.0
     friction: float = 1.0
     color: tuple[float, float, float, float] = (0.55, 0.55, 0.5, 1.0)
+    texture: str = "concrete"  # procedural texture (sim/textures.py); "none" for the plain colour
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,7 @@ class WorldSpec:
     comm: CommSpec = field(default_factory=CommSpec)
     terrain: TerrainSpec | None = None  # outdoor height-map ground (sim/terrain.py)
     water: list[WaterSpec] = field(default_factory=list)  # water volumes (sim/water.py)
+    sky: tuple[float, float, float] | None = None  # RGB 0..1 behind everything; default by `outdoor`
     map_resolution: float = 0.05  # m per pixel of the world's Nav2 map (`usarsim map`); coarser for large outdoor worlds
     air_density: float = AIR_DENSITY  # kg/m^3 outside water (what a blimp's envelope displaces)
     # Where the file's arena sits in the world frame: added to every position in the file, so
@@ -271,15 +276,20 @@ class RfidTag:
 class BuiltWorld:
     """The world instantiated in a PyBullet client: bodies, surfaces, victims, tags."""
 
-    def __init__(self, client: int, spec: WorldSpec) -> None:
+    def __init__(self, client: int, spec: WorldSpec, textures: bool = True) -> None:
         self.client = client
         self.spec = spec
+        self.sky = spec.sky or (OUTDOOR_SKY if spec.outdoor else INDOOR_SKY)
+        bank = TextureBank(client)
+        apply_texture = bank.apply if textures else (lambda body, name: None)
         self._surfaces: dict[int, str] = {}
         self.floor_id = self._build_floor(spec.floor)
+        apply_texture(self.floor_id, spec.floor.texture)
         self.static_ids: list[int] = []
         self._labels: dict[int, str] = {self.floor_id: "the floor"}  # for messages about a body
         for item in spec.static:
             body = build_static(client, item, _world_dir(spec))
+            apply_texture(body, texture_for(item))
             self.static_ids.append(body)
             self._surfaces[body] = item.surface
             self._labels[body] = f"{item.kind} '{item.name}'" if item.name else item.kind
@@ -306,6 +316,7 @@ class BuiltWorld:
         if spec.terrain is not None:
             heights = load_heights(spec.terrain, _world_dir(spec), spec.source or spec.name)
             self.terrain_id = build_terrain(client, spec.terrain, heights)
+            apply_texture(self.terrain_id, spec.terrain.texture)
             self.static_ids.append(self.terrain_id)
             self._surfaces[self.terrain_id] = "default"
             self._labels[self.terrain_id] = "the terrain"
@@ -317,8 +328,7 @@ class BuiltWorld:
     def _build_floor(self, floor: FloorSpec) -> int:
         half = (floor.size[0] / 2, floor.size[1] / 2, 0.05)
         col = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=self.client)
-        vis = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=floor.color,
-                                  physicsClientId=self.client)
+        vis = textured_box_visual(self.client, half, floor.color)
         body = p.createMultiBody(0, col, vis, (floor.center[0], floor.center[1], floor.z - 0.05),
                                  physicsClientId=self.client)
         p.changeDynamics(body, -1, lateralFriction=floor.friction, physicsClientId=self.client)
@@ -380,9 +390,9 @@ def _world_dir(spec: WorldSpec) -> Path:
     return Path(spec.source).parent if spec.source else worlds_dir()
 
 
-def build_world(client: int, spec: WorldSpec) -> BuiltWorld:
-    """Instantiate ``spec`` in PyBullet client ``client``."""
-    return BuiltWorld(client, spec)
+def build_world(client: int, spec: WorldSpec, textures: bool = True) -> BuiltWorld:
+    """Instantiate ``spec`` in PyBullet client ``client`` (``textures`` False: plain colours, for speed tests)."""
+    return BuiltWorld(client, spec, textures)
 
 
 __all__ = ["BuiltWorld", "CommSpec", "FALL_LIMIT", "SPAWN_HEIGHT", "FloorSpec", "GpsOrigin", "LightSpec", "ObstacleSpec",

@@ -7,6 +7,7 @@ ray tests. Sizes follow worlds-and-robots.md c.1 where the arenas leave them ope
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -190,6 +191,33 @@ def _mesh_shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, i
     return col, vis
 
 
+TEXTURE_TILE = 2.0  # m of surface per texture image (PyBullet's own box stretches one image over any face)
+# the six faces of a box: (axis of the normal, its sign, the two axes spanning the face)
+_FACES = ((0, 1, 1, 2), (0, -1, 1, 2), (1, 1, 0, 2), (1, -1, 0, 2), (2, 1, 0, 1), (2, -1, 0, 1))
+
+
+def textured_box_visual(client: int, half: Vec3, rgba: Rgba | None = None) -> int:
+    """A box's visual shape as a mesh whose texture coordinates keep one image per TEXTURE_TILE metres."""
+    vertices, normals, uvs, indices = [], [], [], []
+    for axis, sign, a, b in _FACES:
+        base = len(vertices)
+        for sa, sb in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+            corner = [0.0, 0.0, 0.0]
+            corner[axis], corner[a], corner[b] = sign * half[axis], sa * half[a], sb * half[b]
+            vertices.append(tuple(corner))
+            normal = [0.0, 0.0, 0.0]
+            normal[axis] = float(sign)
+            normals.append(tuple(normal))
+            uvs.append((corner[a] / TEXTURE_TILE, corner[b] / TEXTURE_TILE))
+        # counter-clockwise seen from outside: flip the winding on faces whose spanning axes are left-handed
+        outward = sign * (1 if (axis, a, b) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1)
+        quad = (0, 1, 2, 0, 2, 3) if outward > 0 else (0, 2, 1, 0, 3, 2)
+        indices += [base + i for i in quad]
+    extra = {"rgbaColor": rgba} if rgba is not None else {}
+    return p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, uvs=uvs, normals=normals,
+                               physicsClientId=client, **extra)
+
+
 def _footprint(item: StaticItem) -> Polygon:
     return Polygon(item.points, item.holes)
 
@@ -200,29 +228,33 @@ def _prism_shapes(client: int, item: StaticItem) -> tuple[int, int]:
     height = item.size[2]
     vertices: list[Vec3] = []
     indices: list[int] = []
+    uvs: list[tuple[float, float]] = []  # texture coordinates: one texture tile per 2 m
     for triangle in shapely.constrained_delaunay_triangles(polygon).geoms:
         corners = list(shapely.geometry.polygon.orient(triangle, 1.0).exterior.coords)[:3]
         base = len(vertices)
         vertices += [(x, y, height) for x, y in corners] + [(x, y, 0.0) for x, y in corners]
+        uvs += [(x / 2, y / 2) for x, y in corners] * 2
         indices += [base, base + 1, base + 2, base + 3, base + 5, base + 4]  # top up, bottom down
     for ring in [polygon.exterior, *polygon.interiors]:
         coords = list(ring.coords)
         for (x0, y0), (x1, y1) in zip(coords, coords[1:]):
             base = len(vertices)
             vertices += [(x0, y0, 0.0), (x1, y1, 0.0), (x1, y1, height), (x0, y0, height)]
+            run = math.hypot(x1 - x0, y1 - y0) / 2
+            uvs += [(0.0, 0.0), (run, 0.0), (run, height / 2), (0.0, height / 2)]
             indices += [base, base + 1, base + 2, base, base + 2, base + 3]  # outward for ccw shells, cw holes
     col = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, indices=indices,
                                  flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
-    vis = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, physicsClientId=client)
+    vis = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, uvs=uvs, physicsClientId=client)
     return col, vis
 
 
 def _shapes(client: int, item: StaticItem, world_dir: Path) -> tuple[int, int]:
     """Collision and visual shape of ``item`` around its body origin."""
     if item.kind == "box":
-        half = tuple(s / 2 for s in item.size)
+        half = (item.size[0] / 2, item.size[1] / 2, item.size[2] / 2)
         return (p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client),
-                p.createVisualShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client))
+                textured_box_visual(client, half))
     if item.kind == "cylinder":
         radius, height = item.size[0] / 2, item.size[2]
         return (p.createCollisionShape(p.GEOM_CYLINDER, radius=radius, height=height, physicsClientId=client),
@@ -249,6 +281,16 @@ def build_static(client: int, item: StaticItem, world_dir: Path) -> int:
         color = (color[0], color[1], color[2], min(color[3], 0.35))
     p.changeVisualShape(body, -1, rgbaColor=color, physicsClientId=client)
     return body
+
+
+def texture_for(item: StaticItem) -> str:
+    """The item's texture: its own, else plywood for arena walls and blocks (NIST builds them of
+    plywood), none for glass, fences, cylinders and meshes (their colours or files say enough)."""
+    if item.texture:
+        return item.texture
+    if item.surface != "default" or item.kind in ("cylinder", "mesh"):
+        return "none"
+    return "plywood"
 
 
 def build_obstacle(client: int, spec: ObstacleSpec) -> int:

@@ -148,7 +148,7 @@ def street_world(extract: OsmExtract, name: str, source: str) -> dict[str, Any]:
     static = [_prism(f"pavement{i + 1}", piece, KERB, PAVEMENT_COLOR, "pavement") for i, piece in enumerate(pavement)]
     for footprint, height, label in extract.buildings:
         for piece in _pieces(footprint.intersection(extract.area).difference(road_area)):
-            static.append(_prism(label, piece, height, BUILDING_COLOR, "brick"))
+            static.append(_prism(label, piece, height, BUILDING_COLOR, "concrete"))
     xmin, ymin, xmax, ymax = extract.area.bounds
     return {
         "name": name,

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pybullet as p
 
+from usarsim.sim.lighting import add_headlight, fill_sky, scene_light
 from usarsim.sim.readings import CameraImage
 from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
 from usarsim.sim.sensors.ptz import pan_tilt_command
@@ -97,11 +98,22 @@ class Camera(Sensor):
         view = p.computeViewMatrix(eye.tolist(), target.tolist(), rot[:, 2].tolist())
         projection = p.computeProjectionMatrixFOV(math.degrees(vertical_fov(self.fov, prm.width, prm.height)),
                                                   prm.width / prm.height, prm.near, prm.far)
-        renderer = p.ER_BULLET_HARDWARE_OPENGL if self.env.render_options.get("egl") else p.ER_TINY_RENDERER
-        _, _, rgba, _, _ = p.getCameraImage(prm.width, prm.height, view, projection, renderer=renderer,
-                                            flags=p.ER_NO_SEGMENTATION_MASK, physicsClientId=self.env.client)
-        pixels = np.asarray(rgba, dtype=np.uint8).reshape(-1)
-        return pixels[_rgb_indices(prm.width * prm.height)].tobytes()
+        options = self.env.render_options
+        renderer = p.ER_BULLET_HARDWARE_OPENGL if options.get("egl") else p.ER_TINY_RENDERER
+        spec = self.env.world.spec
+        light = scene_light(spec.outdoor, [(lt.xyz, lt.intensity) for lt in spec.lights], eye)
+        _, _, rgba, depth, _ = p.getCameraImage(prm.width, prm.height, view, projection, renderer=renderer,
+                                                flags=p.ER_NO_SEGMENTATION_MASK,
+                                                **light.camera_kwargs(options.get("shadows", True)),
+                                                physicsClientId=self.env.client)
+        rgb = np.asarray(rgba, dtype=np.uint8).reshape(-1)[_rgb_indices(prm.width * prm.height)].reshape(prm.height, prm.width, 3)
+        depth = np.asarray(depth, dtype=float).reshape(prm.height, prm.width)
+        fill_sky(rgb, depth, self.env.world.sky)
+        if self.robot.light_on:
+            half_h = math.tan(self.fov / 2.0)
+            rgb = add_headlight(rgb, depth, prm.near, prm.far, self.robot.spec.light_intensity,
+                                (half_h, half_h * prm.height / prm.width))
+        return rgb.tobytes()
 
     def read(self, now: float) -> CameraImage:
         prm: CameraParams = self.params  # type: ignore[assignment]

@@ -1,0 +1,122 @@
+"""Procedural textures for world surfaces (numpy + Pillow), made at load time; no image assets ship.
+
+Each texture is a small tileable RGB image drawn from a fixed seed, so every run and every
+machine sees the same pixels. They are written once per process into a cache folder
+(PyBullet loads textures from files) and loaded once per built world.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pybullet as p
+from PIL import Image
+from scipy import ndimage
+
+SIDE = 128  # pixels per texture side
+
+
+def _noise(seed: int, sigma: float, side: int = SIDE) -> np.ndarray:
+    """Smooth tileable noise in 0..1."""
+    field = ndimage.gaussian_filter(np.random.default_rng(seed).standard_normal((side, side)), sigma, mode="wrap")
+    return (field - field.min()) / (np.ptp(field) or 1.0)
+
+
+def _tint(grey: np.ndarray, rgb: tuple[float, float, float]) -> np.ndarray:
+    return np.clip(grey[..., None] * np.array(rgb)[None, None, :] * 255.0, 0, 255).astype(np.uint8)
+
+
+def concrete() -> np.ndarray:
+    # low frequencies only: TinyRenderer samples without mipmaps, so fine grain shimmers into stripes
+    grain = 0.78 + 0.14 * _noise(1, 6) + 0.08 * _noise(2, 2.5)
+    return _tint(grain, (0.95, 0.94, 0.9))
+
+
+def plywood() -> np.ndarray:
+    """Wood grain along the texture's u axis, with panel seams every half tile."""
+    v = np.arange(SIDE)[:, None] / SIDE
+    wobble = _noise(3, 10)
+    rings = 0.5 + 0.5 * np.sin(2 * np.pi * (v * 14 + 2.5 * wobble))
+    grain = 0.78 + 0.14 * rings + 0.06 * _noise(4, 0.7)
+    grain[:, :: SIDE // 2] *= 0.6  # seams between sheets
+    return _tint(grain, (1.0, 0.86, 0.62))
+
+
+def wood() -> np.ndarray:
+    planks = plywood().astype(float)
+    planks[:: SIDE // 4, :] *= 0.55
+    return planks.astype(np.uint8)
+
+
+def brick() -> np.ndarray:
+    rows, cols = np.indices((SIDE, SIDE))
+    course = rows // 16
+    mortar = (rows % 16 < 2) | (((cols + 16 * (course % 2)) % 32) < 2)
+    shade = 0.75 + 0.2 * _noise(5, 1.5) + 0.1 * ((course * 7 + (cols + 16 * (course % 2)) // 32 * 3) % 5) / 5
+    rgb = _tint(shade, (0.72, 0.33, 0.24))
+    rgb[mortar] = (200, 196, 185)
+    return rgb
+
+
+def grass() -> np.ndarray:
+    shade = 0.6 + 0.3 * _noise(6, 4) + 0.2 * _noise(7, 0.6)
+    return _tint(shade, (0.42, 0.62, 0.28))
+
+
+def pavement() -> np.ndarray:
+    rows, cols = np.indices((SIDE, SIDE))
+    slabs = 0.85 + 0.1 * _noise(8, 3)
+    slabs[(rows % 32 < 1) | (cols % 32 < 1)] *= 0.65
+    return _tint(slabs, (0.8, 0.78, 0.74))
+
+
+def asphalt() -> np.ndarray:
+    return _tint(0.7 + 0.3 * _noise(9, 0.6), (0.32, 0.32, 0.34))
+
+
+def sand() -> np.ndarray:
+    return _tint(0.8 + 0.2 * _noise(10, 2), (0.76, 0.7, 0.52))
+
+
+TEXTURES: dict[str, Callable[[], np.ndarray]] = {
+    "concrete": concrete, "plywood": plywood, "wood": wood, "brick": brick, "grass": grass,
+    "pavement": pavement, "asphalt": asphalt, "sand": sand,
+}
+
+
+def _cache_dir() -> Path:
+    path = Path(os.environ.get("USARSIM_TEXTURE_CACHE") or Path(tempfile.gettempdir()) / f"usarsim-textures-{os.getuid()}")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def texture_file(name: str) -> Path:
+    """The PNG of texture ``name`` (drawn and written on first use)."""
+    path = _cache_dir() / f"{name}-{SIDE}.png"
+    if not path.exists():
+        partial = path.with_suffix(f".{os.getpid()}.tmp.png")
+        Image.fromarray(TEXTURES[name]()).save(partial)
+        os.replace(partial, path)  # atomic: parallel processes never read half a file
+    return path
+
+
+class TextureBank:
+    """Textures loaded into one PyBullet client, each once (ids die with the client, so the bank does too)."""
+
+    def __init__(self, client: int) -> None:
+        self.client = client
+        self._ids: dict[str, int] = {}
+
+    def apply(self, body: int, name: str) -> None:
+        """Put texture ``name`` on ``body``'s visual shape ("" or "none": leave it plain)."""
+        if not name or name == "none":
+            return
+        if name not in self._ids:
+            self._ids[name] = p.loadTexture(str(texture_file(name)), physicsClientId=self.client)
+        p.changeVisualShape(body, -1, textureUniqueId=self._ids[name], physicsClientId=self.client)
+
+
+__all__ = ["TEXTURES", "TextureBank", "texture_file"]
