@@ -188,3 +188,23 @@ def test_documented_clear_stretch_is_clear(name, client):
             starts.append((sx, sy, z + height))
             ends.append((sx + ahead[0] * (length - 0.02), sy + ahead[1] * (length - 0.02), z + height))
     assert all(h[0] < 0 for h in p.rayTestBatch(starts, ends, physicsClientId=client))
+
+
+# the arenas before they were grown to full size: (area spanned by the walls m^2, wall length m)
+SKETCH_SIZE = {"yellow": (110.1, 63.8), "orange": (194.8, 89.0), "red": (142.4, 52.8)}
+
+
+@pytest.mark.parametrize("name", sorted(SKETCH_SIZE))
+def test_arenas_are_full_size(name, client):
+    spec = load_world(name)
+    built = build_world(client, spec)
+    walls = [s for s in spec.static if s.kind == "box" and s.size[2] >= 1.0 and min(s.size[:2]) <= 0.15]
+    length = sum(max(s.size[:2]) for s in walls)
+    low, high = walls_box(built)
+    area = (high[0] - low[0]) * (high[1] - low[1])
+    old_area, old_length = SKETCH_SIZE[name]
+    assert area >= 3 * old_area and length >= 3 * old_length, (area, length)
+    assert len(spec.victims) >= 6 and len(spec.rfid_tags) >= 8
+    # victims and tags spread through the arena, not only in its old core
+    xs = [v.xyz[0] for v in spec.victims] + [t.xyz[0] for t in spec.rfid_tags]
+    assert max(xs) - min(xs) >= 0.6 * (high[0] - low[0])

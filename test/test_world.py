@@ -112,7 +112,7 @@ def test_yellow_contents(client):
     assert built.spec.start_poses[0].xyz == pytest.approx((4.5, -1.9, -1.988))  # placed: the manual's start
     glass = [b for b in built.static_ids if built.surface_of(b) == "transparent"]
     assert glass and built.ray_ignore_ids == frozenset(glass)
-    assert sorted(built.rfid_tags) == [1001, 1002, 1003, 1004]
+    assert {1001, 1002, 1003, 1004} <= set(built.rfid_tags) and len(built.rfid_tags) >= 8  # and more in the wings
     assert built.rfid_tags[1003].memory == "victim_V1_north"
     real = [v for v in built.victims if not v.false_alarm]
     fake = [v for v in built.victims if v.false_alarm]

@@ -61,7 +61,7 @@ class Rect:
 
 
 @dataclass
-class _Plan:
+class Plan:
     """What has been placed so far (plain dicts in world-file form) and the footprints taken."""
 
     static: list[dict[str, Any]] = field(default_factory=list)
@@ -83,11 +83,14 @@ def _r(value: float) -> float:
     return round(float(value), 3)
 
 
-def _split_rooms(rng: np.random.Generator, width: float, height: float) -> tuple[list[Rect], list[dict[str, Any]]]:
-    """Rooms of a binary space partition of the arena and the inner walls (with doorways) between them."""
+def split_rooms(rng: np.random.Generator, area: Rect, doors: list[tuple[str, float, float]] | None = None,
+                name_prefix: str = "W") -> tuple[list[Rect], list[dict[str, Any]]]:
+    """Rooms of a binary space partition of ``area`` and the inner walls (with doorways) between them.
+    ``doors`` lists doorways already in the walls around it, as (axis of the wall: "x" for a wall at
+    x = coord running along y, coord, centre along the wall); new walls keep clear of them."""
     rooms: list[Rect] = []
     walls: list[dict[str, Any]] = []
-    doors: list[tuple[str, float, float]] = []  # (axis of the wall: "x" wall at x=c spans y; centre, along)
+    doors = list(doors or [])
 
     def blocked(axis: str, coord: float, lo: float, hi: float) -> bool:
         # a new wall must not run into an earlier doorway: keep a doorway's width plus clearance free
@@ -117,14 +120,14 @@ def _split_rooms(rng: np.random.Generator, width: float, height: float) -> tuple
             length = b - a
             centre = (cut, (a + b) / 2) if along_x else ((a + b) / 2, cut)
             size = (WALL_T, length, WALL_H) if along_x else (length, WALL_T, WALL_H)
-            walls.append({"kind": "box", "name": f"W{len(walls) + 1}", "xyz": [_r(centre[0]), _r(centre[1]), WALL_H / 2],
+            walls.append({"kind": "box", "name": f"{name_prefix}{len(walls) + 1}", "xyz": [_r(centre[0]), _r(centre[1]), WALL_H / 2],
                           "size": [_r(s) for s in size]})
         first, second = ((Rect(rect.x0, rect.y0, cut, rect.y1), Rect(cut, rect.y0, rect.x1, rect.y1)) if along_x
                          else (Rect(rect.x0, rect.y0, rect.x1, cut), Rect(rect.x0, cut, rect.x1, rect.y1)))
         split(first, depth + 1)
         split(second, depth + 1)
 
-    split(Rect(0.0, 0.0, width, height), 0)
+    split(area, 0)
     return rooms, walls
 
 
@@ -142,7 +145,7 @@ def _centre(rect: Rect) -> tuple[float, float]:
     return (rect.x0 + rect.x1) / 2, (rect.y0 + rect.y1) / 2
 
 
-def _add_ramp(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -> None:
+def add_ramp(plan: Plan, rng: np.random.Generator, room: Rect, index: int) -> None:
     along_x = rng.random() < 0.5
     length, width = 2 * RAMP_L + 1.0, 1.2
     rect = _spot(rng, room, (length, width) if along_x else (width, length))
@@ -162,7 +165,7 @@ def _add_ramp(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -> 
     ]
 
 
-def _add_step_field(plan: _Plan, rng: np.random.Generator, room: Rect, index: int, seed: int) -> None:
+def add_step_field(plan: Plan, rng: np.random.Generator, room: Rect, index: int, seed: int) -> None:
     side = float(rng.choice([1.2, 1.6, 2.0]))
     rect = _spot(rng, room, (side, side))
     if rect is None or not plan.claim(rect, 0.8):
@@ -172,7 +175,7 @@ def _add_step_field(plan: _Plan, rng: np.random.Generator, room: Rect, index: in
                         "size": [side, side, 0.3], "cell": 0.1, "seed": seed * 100 + index})
 
 
-def _add_rubble(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -> None:
+def add_rubble(plan: Plan, rng: np.random.Generator, room: Rect, index: int) -> None:
     """A cement block with a slab leaning on it, as in the red arena's piles."""
     rect = _spot(rng, room, (1.4, 1.4))
     if rect is None or not plan.claim(rect, 0.6):
@@ -187,7 +190,7 @@ def _add_rubble(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -
     ]
 
 
-def _add_debris(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -> None:
+def add_debris(plan: Plan, rng: np.random.Generator, room: Rect, index: int) -> None:
     """Loose paper, bricks and pipes (movable, resting on the floor)."""
     kind = ("paper", "brick", "pipe")[int(rng.integers(3))]
     size = {"paper": (0.3, 0.22, 0.005), "brick": (0.2, 0.1, 0.06), "pipe": (0.08, 0.08, 0.8)}[kind]
@@ -207,7 +210,7 @@ def _add_debris(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -
                                "color": [0.92, 0.92, 0.88, 1.0] if kind == "paper" else [0.6, 0.3, 0.2, 1.0]})
 
 
-def _add_victim(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -> bool:
+def add_victim(plan: Plan, rng: np.random.Generator, room: Rect, index: int) -> bool:
     posture = ("lying", "sitting", "lying")[int(rng.integers(3))]
     rect = _spot(rng, room, (2.2, 1.2) if posture == "lying" else (1.2, 1.2))
     if rect is None or not plan.claim(rect, 0.6):
@@ -222,7 +225,7 @@ def _add_victim(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -
     return True
 
 
-def _add_start(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) -> bool:
+def _add_start(plan: Plan, rng: np.random.Generator, room: Rect, index: int) -> bool:
     rect = _spot(rng, room, (1.0, 1.0))
     if rect is None or not plan.claim(rect, 0.5):
         return False
@@ -235,8 +238,8 @@ def _add_start(plan: _Plan, rng: np.random.Generator, room: Rect, index: int) ->
 def _draw(seed: int, attempt: int, width: float, height: float, difficulty: str) -> dict[str, Any]:
     """One candidate arena as a world-file mapping."""
     rng = np.random.default_rng([seed, attempt, DIFFICULTIES.index(difficulty)])
-    rooms, inner_walls = _split_rooms(rng, width, height)
-    plan = _Plan()
+    rooms, inner_walls = split_rooms(rng, Rect(0.0, 0.0, width, height))
+    plan = Plan()
     order = [int(i) for i in rng.permutation(len(rooms))]
     n_starts = min(3, max(1, len(rooms) // 2))
     for k, i in enumerate(order[:n_starts]):
@@ -244,17 +247,17 @@ def _draw(seed: int, attempt: int, width: float, height: float, difficulty: str)
     n_victims = max(1, min(len(rooms) - 1, round(width * height / 40)))
     victim_rooms = order[n_starts:] + order[:n_starts]
     for k, i in enumerate(victim_rooms[:n_victims]):
-        _add_victim(plan, rng, rooms[i], k + 1)
+        add_victim(plan, rng, rooms[i], k + 1)
     ramp_p, field_p, rubble_n, debris_n = _MIX[difficulty]
     for k, room in enumerate(rooms):
         if rng.random() < ramp_p:
-            _add_ramp(plan, rng, room, k + 1)
+            add_ramp(plan, rng, room, k + 1)
         if rng.random() < field_p:
-            _add_step_field(plan, rng, room, k + 1, seed)
+            add_step_field(plan, rng, room, k + 1, seed)
         for j in range(rubble_n if room.size[0] * room.size[1] > 12 else 0):
-            _add_rubble(plan, rng, room, 10 * (k + 1) + j)
+            add_rubble(plan, rng, room, 10 * (k + 1) + j)
         for j in range(debris_n):
-            _add_debris(plan, rng, room, 10 * (k + 1) + j)
+            add_debris(plan, rng, room, 10 * (k + 1) + j)
         cx, cy = _centre(room)
         plan.tags.append({"id": 1001 + k, "xyz": [_r(cx), _r(cy), 0.02]})
     color = WALL_COLOR[difficulty]
