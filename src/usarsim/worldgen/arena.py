@@ -289,32 +289,31 @@ def _draw(seed: int, attempt: int, width: float, height: float, difficulty: str)
     }
 
 
-def unreachable_victims(world: dict[str, Any], path: Path) -> list[str]:
-    """Victims of the world file at ``path`` (``world`` is its contents) that a P2AT cannot reach
-    from every start: the occupancy map's free cells, shrunk by the P2AT's clearance, flood-filled."""
+def unreachable_victims(path: Path, starts: list[str] | None = None) -> list[str]:
+    """Victims of the world file at ``path`` that a P2AT cannot reach from every start pose (or
+    from those tagged in ``starts``): the occupancy map's free cells, shrunk by the P2AT's
+    clearance, flood-filled; a victim counts as reached within 1 m of its chest."""
     from usarsim.sim import mapgen
     from usarsim.sim.world import load_world_file
 
-    grid = mapgen.occupancy_map(load_world_file(path), CHECK_RESOLUTION)
+    spec = load_world_file(path)
+    grid = mapgen.occupancy_map(spec, CHECK_RESOLUTION)
     radius = max(1, int(round(P2AT_CLEARANCE / CHECK_RESOLUTION)))
     free = ndimage.binary_erosion(grid.cells == mapgen.FREE, structure=mapgen.disc(radius), border_value=0)
     labels, _ = ndimage.label(free)
-    start_labels = set()
-    for start in world["start_poses"]:
-        label = labels[grid.cell_of(*start["xyz"][:2])]
-        if label == 0:
-            return [v["id"] for v in world["victims"]]  # a start without room to stand
-        start_labels.add(int(label))
-    if len(start_labels) != 1:
-        return [v["id"] for v in world["victims"]]  # starts not connected with each other
+    everyone = [v.id for v in spec.victims if not v.false_alarm]
+    poses = [s for s in spec.start_poses if starts is None or s.tag in starts]
+    start_labels = {int(labels[grid.cell_of(*pose.xyz[:2])]) for pose in poses}
+    if 0 in start_labels or len(start_labels) != 1:
+        return everyone  # a start without room to stand, or starts not connected with each other
     (region,) = start_labels
-    reach = int(round(1.0 / CHECK_RESOLUTION))  # a victim counts as reached within 1 m of its chest
+    reach = int(round(1.0 / CHECK_RESOLUTION))
     lost = []
-    for victim in world["victims"]:
-        row, col = grid.cell_of(*victim["xyz"][:2])
+    for victim in spec.victims:
+        row, col = grid.cell_of(*victim.xyz[:2])
         window = labels[max(0, row - reach):row + reach + 1, max(0, col - reach):col + reach + 1]
-        if region not in window:
-            lost.append(victim["id"])
+        if not victim.false_alarm and region not in window:
+            lost.append(victim.id)
     return lost
 
 
@@ -332,7 +331,7 @@ def generate(seed: int, width: float, height: float, difficulty: str, out_path: 
         if not world["start_poses"] or not world["victims"]:
             continue
         _write(world, out_path, seed, attempt)
-        if not unreachable_victims(world, out_path):
+        if not unreachable_victims(out_path):
             return world
     out_path.unlink(missing_ok=True)
     raise ConfigError(f"no arena with a P2AT path to every victim after {MAX_ATTEMPTS} attempts "
