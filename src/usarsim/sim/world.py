@@ -23,7 +23,7 @@ from usarsim.sim.commands import CommandError
 from usarsim.sim.victims import Victim, VictimSpec, build_victim
 from usarsim.sim.lighting import INDOOR_SKY, OUTDOOR_SKY
 from usarsim.sim.terrain import GeoPoint, TerrainSpec, build_terrain, load_heights
-from usarsim.sim.textures import TextureBank
+from usarsim.sim.textures import TEXTURES, TextureBank
 from usarsim.sim.water import AIR_DENSITY, WaterSpec, build_water, water_at
 from usarsim.sim.world_geometry import (ObstacleSpec, StaticItem, build_obstacle, build_static, texture_for,
                                          textured_box_visual)
@@ -257,10 +257,28 @@ def _validate(spec: WorldSpec, source: str) -> None:
     spec.comm.validate(source)
     for water in spec.water:
         water.validate(source)
+    _validate_looks(spec, source)
     if not spec.map_resolution > 0:
         raise ConfigError(f"{source}: map_resolution must be positive, got {spec.map_resolution}")
     if not spec.air_density > 0:
         raise ConfigError(f"{source}: air_density must be positive, got {spec.air_density}")
+
+
+def _validate_looks(spec: WorldSpec, source: str) -> None:
+    """Texture names, light intensities and the sky colour, each error naming the key."""
+    known = ", ".join(["none", *TEXTURES])
+    named = [("floor.texture", spec.floor.texture)] + [(f"static[{i}].texture", item.texture)
+                                                        for i, item in enumerate(spec.static)]
+    if spec.terrain is not None:
+        named.append(("terrain.texture", spec.terrain.texture))
+    for key, name in named:
+        if name and name != "none" and name not in TEXTURES:
+            raise ConfigError(f"{source}: {key}: unknown texture '{name}' (known: {known})")
+    for i, light in enumerate(spec.lights):
+        if light.intensity < 0:
+            raise ConfigError(f"{source}: lights[{i}].intensity must be >= 0, got {light.intensity}")
+    if spec.sky is not None and not all(0.0 <= c <= 1.0 for c in spec.sky):
+        raise ConfigError(f"{source}: sky: RGB components must be in 0..1, got {list(spec.sky)}")
 
 
 @dataclass
