@@ -72,3 +72,27 @@ def test_bad_looks_name_file_and_key(tmp_path, extra, message):
                     "  - {tag: A, xyz: [0, 0, 0]}\n" + extra)
     with pytest.raises(ConfigError, match=r"w\.yaml.*" + message):
         load_world_file(path)
+
+
+SEE_THROUGH = """name: pane
+description: see-through test
+gps_origin: {lat: 1, lon: 2}
+start_poses:
+  - {tag: Start1, xyz: [0, 0, 0]}
+static:
+  - {kind: box, name: target, xyz: [4, 0, 0.6], size: [0.2, 8, 3], color: [1, 0, 0, 1], texture: none}
+  - {kind: box, name: pane, xyz: [1.5, 0, 0.6], size: [0.05, 8, 3], surface: SURFACE, color: [0.7, 0.85, 0.95, 0.3]}
+"""
+
+
+@pytest.mark.parametrize("surface", ["transparent", "mesh_fence"])
+def test_camera_sees_through_glass_and_fences(tmp_path, surface):
+    path = tmp_path / "w.yaml"
+    path.write_text(SEE_THROUGH.replace("SURFACE", surface))
+    image = frame(str(path)).astype(int)
+    middle = image[100:140, 100:220]
+    red = (middle[..., 0] > middle[..., 1] + 40) & (middle[..., 0] > middle[..., 2] + 40)
+    if surface == "transparent":
+        assert red.mean() > 0.95  # the red wall behind the glass, tinted
+    else:
+        assert 0.3 < red.mean() < 0.95  # red between the wires

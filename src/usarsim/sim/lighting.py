@@ -27,7 +27,7 @@ OUTDOOR_SKY: Rgb = (0.53, 0.71, 0.92)
 INDOOR_SKY: Rgb = (0.18, 0.18, 0.2)  # the hall's dark ceiling above an arena
 LIGHT_FALLOFF = 3.0  # m: lights nearer than this count fully
 SUN_DIRECTION = (0.45, -0.3, 1.0)  # toward the sun: high, to the north-east (core frame: y west)
-HEADLIGHT_GAIN = 1.2  # share of a pixel's colour added at 1 m on the axis, at intensity 100
+HEADLIGHT_GAIN = 3.0  # share of a pixel's colour added at 1 m on the axis, at intensity 100
 
 
 @dataclass(frozen=True)

@@ -81,9 +81,17 @@ def sand() -> np.ndarray:
     return _tint(0.8 + 0.2 * _noise(10, 2), (0.76, 0.7, 0.52))
 
 
+def fence() -> np.ndarray:
+    """Chain-link style grid: dark wire every 16 pixels on a light ground (see sim/see_through.py)."""
+    rows, cols = np.indices((SIDE, SIDE))
+    wire = ((rows + cols) % 16 < 2) | ((rows - cols) % 16 < 2)
+    grey = np.where(wire, 0.3, 1.0)
+    return _tint(grey, (0.85, 0.85, 0.85))
+
+
 TEXTURES: dict[str, Callable[[], np.ndarray]] = {
     "concrete": concrete, "plywood": plywood, "wood": wood, "brick": brick, "grass": grass,
-    "pavement": pavement, "asphalt": asphalt, "sand": sand,
+    "pavement": pavement, "asphalt": asphalt, "sand": sand, "fence": fence,
 }
 
 

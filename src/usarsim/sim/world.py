@@ -25,7 +25,7 @@ from usarsim.sim.lighting import INDOOR_SKY, OUTDOOR_SKY
 from usarsim.sim.terrain import GeoPoint, TerrainSpec, build_terrain, load_heights
 from usarsim.sim.textures import TEXTURES, TextureBank
 from usarsim.sim.water import AIR_DENSITY, WaterSpec, build_water, water_at
-from usarsim.sim.world_geometry import (ObstacleSpec, StaticItem, build_obstacle, build_static, texture_for,
+from usarsim.sim.world_geometry import (ObstacleSpec, StaticItem, build_color, build_obstacle, build_static, texture_for,
                                          textured_box_visual)
 
 Vec3 = tuple[float, float, float]
@@ -328,6 +328,10 @@ class BuiltWorld:
                 tag_id, next_id = next_id, next_id + 1
                 taken.add(tag_id)
             self.rfid_tags[tag_id] = RfidTag(tag_id, rotations.vec3(tag.xyz), tag.memory, tag.single_shot)
+        # what the camera sees through (sim/see_through.py): glass with its alpha, grid fences
+        self.colors = {b: build_color(item) for b, item in zip(self.static_ids, spec.static)}
+        self.glass = {b: self.colors[b][3] for b, s in self._surfaces.items() if s == "transparent"}
+        self.fences = {b for b, s in self._surfaces.items() if s == "mesh_fence"}
         # IR passes through glass (sensors.md): rays of IR sensors ignore these bodies
         self.ray_ignore_ids = frozenset(b for b, s in self._surfaces.items() if s == "transparent")
         self.terrain_id: int | None = None

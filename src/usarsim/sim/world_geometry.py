@@ -276,18 +276,25 @@ def build_static(client: int, item: StaticItem, world_dir: Path) -> int:
     body = p.createMultiBody(0, col, vis, item.xyz, rotations.quaternion_from_euler(item.rpy),
                              physicsClientId=client)
     p.changeDynamics(body, -1, lateralFriction=item.friction, physicsClientId=client)
-    color = item.color
-    if item.surface == "transparent":  # glass: see-through for the camera too
-        color = (color[0], color[1], color[2], min(color[3], 0.35))
-    p.changeVisualShape(body, -1, rgbaColor=color, physicsClientId=client)
+    p.changeVisualShape(body, -1, rgbaColor=build_color(item), physicsClientId=client)
     return body
+
+
+def build_color(item: StaticItem) -> Rgba:
+    """The colour a static item is drawn with: glass at most 35 % opaque (see-through for the camera)."""
+    color = item.color
+    if item.surface == "transparent":
+        return (color[0], color[1], color[2], min(color[3], 0.35))
+    return color
 
 
 def texture_for(item: StaticItem) -> str:
     """The item's texture: its own, else plywood for arena walls and blocks (NIST builds them of
-    plywood), none for glass, fences, cylinders and meshes (their colours or files say enough)."""
+    plywood), a wire grid for fences, none for glass, cylinders and meshes (their colours or files say enough)."""
     if item.texture:
         return item.texture
+    if item.surface == "mesh_fence":
+        return "fence"
     if item.surface != "default" or item.kind in ("cylinder", "mesh"):
         return "none"
     return "plywood"

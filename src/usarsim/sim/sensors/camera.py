@@ -16,6 +16,7 @@ import pybullet as p
 
 from usarsim.sim.lighting import add_headlight, fill_sky, scene_light
 from usarsim.sim.readings import CameraImage
+from usarsim.sim.see_through import composite
 from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
 from usarsim.sim.sensors.ptz import pan_tilt_command
 from usarsim.sim.sensors.registry import register
@@ -100,15 +101,25 @@ class Camera(Sensor):
                                                   prm.width / prm.height, prm.near, prm.far)
         options = self.env.render_options
         renderer = p.ER_BULLET_HARDWARE_OPENGL if options.get("egl") else p.ER_TINY_RENDERER
-        spec = self.env.world.spec
-        light = scene_light(spec.outdoor, [(lt.xyz, lt.intensity) for lt in spec.lights], eye)
-        _, _, rgba, depth, _ = p.getCameraImage(prm.width, prm.height, view, projection, renderer=renderer,
-                                                flags=p.ER_NO_SEGMENTATION_MASK,
-                                                **light.camera_kwargs(options.get("shadows", True)),
-                                                physicsClientId=self.env.client)
-        rgb = np.asarray(rgba, dtype=np.uint8).reshape(-1)[_rgb_indices(prm.width * prm.height)].reshape(prm.height, prm.width, 3)
-        depth = np.asarray(depth, dtype=float).reshape(prm.height, prm.width)
-        fill_sky(rgb, depth, self.env.world.sky)
+        world = self.env.world
+        light = scene_light(world.spec.outdoor, [(lt.xyz, lt.intensity) for lt in world.spec.lights], eye)
+        see_through = bool(world.glass or world.fences)
+
+        def draw() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            _, _, rgba, depth, seg = p.getCameraImage(
+                prm.width, prm.height, view, projection, renderer=renderer,
+                flags=0 if see_through else p.ER_NO_SEGMENTATION_MASK,
+                **light.camera_kwargs(options.get("shadows", True)), physicsClientId=self.env.client)
+            shape = (prm.height, prm.width)
+            rgb = np.asarray(rgba, dtype=np.uint8).reshape(-1)[_rgb_indices(shape[0] * shape[1])].reshape(*shape, 3)
+            depth = np.asarray(depth, dtype=float).reshape(shape)
+            fill_sky(rgb, depth, world.sky)
+            return rgb, depth, np.asarray(seg, dtype=np.int64).reshape(shape)
+
+        if see_through:
+            rgb, depth = composite(self.env.client, draw, world.glass, world.fences, world.colors)
+        else:
+            rgb, depth, _ = draw()
         if self.robot.light_on:
             half_h = math.tan(self.fov / 2.0)
             rgb = add_headlight(rgb, depth, prm.near, prm.far, self.robot.spec.light_intensity,
