@@ -122,15 +122,30 @@ def test_map_frame_is_the_world_frame(tmp_path):
 def test_shipped_maps_are_up_to_date(tmp_path):
     for name in available_worlds():
         spec = load_world(name)
-        pgm, meta = mapgen.write_map(spec, tmp_path, spec.map_resolution)
-        shipped = worlds_dir() / pgm.name
-        assert shipped.exists(), f"{shipped} missing: run `usarsim map`"
-        fresh, old = np.asarray(Image.open(pgm)), np.asarray(Image.open(shipped))
-        # a handful of cells may flip where a surface sits exactly on a threshold and the
-        # platform's ray arithmetic rounds differently; an edited world changes more
-        assert fresh.shape == old.shape and np.count_nonzero(fresh != old) <= 10, \
-            f"{shipped} is stale: run `usarsim map {name}`"
-        assert (worlds_dir() / meta.name).read_text() == meta.read_text()
+        written = mapgen.write_map(spec, tmp_path, spec.map_resolution)
+        for pgm, meta in zip(written[::2], written[1::2]):
+            shipped = worlds_dir() / pgm.name
+            assert shipped.exists(), f"{shipped} missing: run `usarsim map`"
+            fresh, old = np.asarray(Image.open(pgm)), np.asarray(Image.open(shipped))
+            # a handful of cells may flip where a surface sits exactly on a threshold and the
+            # platform's ray arithmetic rounds differently; an edited world changes more
+            assert fresh.shape == old.shape and np.count_nonzero(fresh != old) <= 10, \
+                f"{shipped} is stale: run `usarsim map {name}`"
+            assert (worlds_dir() / meta.name).read_text() == meta.read_text()
+
+
+def test_orange_has_one_map_per_level():
+    spec = load_world("orange")
+    assert mapgen.levels(spec) == [pytest.approx(spec.floor.z + 1.08)]
+    maps = mapgen.occupancy_maps(spec, 0.1)
+    assert set(maps) == {"", "level1"}
+    upper = next(s for s in spec.start_poses if s.tag == "Upper")
+    ground = spec.start_poses[0]
+
+    def at(grid, pose):
+        return int(grid.cells[grid.cell_of(*pose.xyz[:2])])
+    assert at(maps[""], upper) == at(maps[""], ground) == mapgen.FREE  # flattened: both free
+    assert at(maps["level1"], upper) == mapgen.FREE and at(maps["level1"], ground) == mapgen.OCCUPIED
 
 
 def test_start_poses_are_free_in_the_shipped_maps():
