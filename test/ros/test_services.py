@@ -133,7 +133,7 @@ def test_spawn_robot_and_urdf_then_query_set_and_delete(bridge):
     assert spawn(bridge, "second", uri="P2AT").result.result == si.SpawnResult.NAME_NOT_UNIQUE
     assert spawn(bridge, "x", uri="Nonsense").result.result == si.SpawnResult.UNSUPPORTED_FORMAT
     assert spawn(bridge, "y").result.result == si.SpawnResult.NO_RESOURCE
-    crate = spawn(bridge, "crate", text=BOX_URDF, xyz=(x0 - 1.5, y0 - 2.9, FLOOR + 0.5))
+    crate = spawn(bridge, "crate", text=BOX_URDF, xyz=(x0 - 1.5, y0 - 1.5, FLOOR + 0.5))  # clear floor, no victim
     assert crate.result.result == OK, crate.result.error_message
     # the new robot is bridged like the first: its topics appear
     assert bridge.wait_for(lambda: "/second/odom" in dict(bridge.node.get_topic_names_and_types()))
