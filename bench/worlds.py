@@ -139,7 +139,7 @@ def main() -> None:
     print("\narena generation, 20 x 20 m (incl. the path check on its occupancy map)")
     with tempfile.TemporaryDirectory() as tmp:
         for difficulty in DIFFICULTIES:
-            seconds = timed(lambda: generate(1, 20.0, 20.0, difficulty, Path(tmp) / "a.yaml"), repeat=2)
+            seconds = timed(lambda d=difficulty: generate(1, 20.0, 20.0, d, Path(tmp) / "a.yaml"), repeat=2)
             print(f"  {difficulty:7s} {seconds * 1e3:7.0f} ms")
 
 

@@ -39,8 +39,10 @@ def test_grid_rows_run_north_to_south_and_columns_west_to_east(tmp_path):
 
         def ray_z(x, y):
             return p.rayTest((x, y, 10), (x, y, -10), physicsClientId=client)[0][3][2]
-        for x, y, expected in [(11.9, 20.0, 0.0), (8.1, 20.0, -1.0), (10.0, 22.9, 1.0), (11.9, 22.9, 2.0 - 0.1 * 3)]:
-            assert ray_z(x, y) == pytest.approx(height_at(spec.terrain, heights, x, y), abs=1e-6)
+        # bilinear between the samples around each point (north row +1, west column +2, z = -1 at 0)
+        for x, y, expected in [(11.9, 20.0, -0.1), (8.1, 20.0, -1.0), (10.0, 22.9, 0.8), (11.9, 22.9, 1.7)]:
+            assert ray_z(x, y) == pytest.approx(expected, abs=1e-6)
+            assert height_at(spec.terrain, heights, x, y) == pytest.approx(expected, abs=1e-6)
         assert ray_z(11.99, 20.0) == pytest.approx(0.0, abs=0.02) and ray_z(10.0, 22.99) == pytest.approx(1.0, abs=0.03)
     finally:
         p.disconnect(client)

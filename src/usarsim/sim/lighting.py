@@ -65,7 +65,7 @@ def scene_light(outdoor: bool, lights: Sequence[tuple[Sequence[float], float]], 
     # covers the floor in shadow-acne stripes
     direction = np.array([0.5 * unit[0], 0.5 * unit[1], max(unit[2], 0.0) + 1.0])
     base = 0.45 if outdoor else 0.25
-    return SceneLight(tuple(float(v) for v in direction), ambient=base + 0.1 * min(weight, 1.0),
+    return SceneLight((float(direction[0]), float(direction[1]), float(direction[2])), ambient=base + 0.1 * min(weight, 1.0),
                       diffuse=0.2 + 0.5 * min(weight, 1.0))
 
 

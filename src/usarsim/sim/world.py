@@ -195,7 +195,8 @@ def _placed(spec: WorldSpec) -> WorldSpec:
                    static=[moved(i) for i in spec.static], obstacles=[moved(o) for o in spec.obstacles],
                    victims=[moved(v) for v in spec.victims], rfid_tags=[moved(t) for t in spec.rfid_tags],
                    lights=[moved(light) for light in spec.lights],
-                   terrain=spec.terrain.moved((dx, dy, dz)) if spec.terrain else None, water=[w.moved((dx, dy, dz)) for w in spec.water])
+                   terrain=spec.terrain.moved((dx, dy, dz)) if spec.terrain else None,
+                   water=[w.moved((dx, dy, dz)) for w in spec.water])
 
 
 def load_world(name: str) -> WorldSpec:

@@ -198,16 +198,19 @@ _FACES = ((0, 1, 1, 2), (0, -1, 1, 2), (1, 1, 0, 2), (1, -1, 0, 2), (2, 1, 0, 1)
 
 def textured_box_visual(client: int, half: Vec3, rgba: Rgba | None = None) -> int:
     """A box's visual shape as a mesh whose texture coordinates keep one image per TEXTURE_TILE metres."""
-    vertices, normals, uvs, indices = [], [], [], []
+    vertices: list[Vec3] = []
+    normals: list[Vec3] = []
+    uvs: list[tuple[float, float]] = []
+    indices: list[int] = []
     for axis, sign, a, b in _FACES:
         base = len(vertices)
         for sa, sb in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
             corner = [0.0, 0.0, 0.0]
             corner[axis], corner[a], corner[b] = sign * half[axis], sa * half[a], sb * half[b]
-            vertices.append(tuple(corner))
+            vertices.append((corner[0], corner[1], corner[2]))
             normal = [0.0, 0.0, 0.0]
             normal[axis] = float(sign)
-            normals.append(tuple(normal))
+            normals.append((normal[0], normal[1], normal[2]))
             uvs.append((corner[a] / TEXTURE_TILE, corner[b] / TEXTURE_TILE))
         # counter-clockwise seen from outside: flip the winding on faces whose spanning axes are left-handed
         outward = sign * (1 if (axis, a, b) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1)

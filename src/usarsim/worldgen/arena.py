@@ -120,7 +120,8 @@ def split_rooms(rng: np.random.Generator, area: Rect, doors: list[tuple[str, flo
             length = b - a
             centre = (cut, (a + b) / 2) if along_x else ((a + b) / 2, cut)
             size = (WALL_T, length, WALL_H) if along_x else (length, WALL_T, WALL_H)
-            walls.append({"kind": "box", "name": f"{name_prefix}{len(walls) + 1}", "xyz": [_r(centre[0]), _r(centre[1]), WALL_H / 2],
+            walls.append({"kind": "box", "name": f"{name_prefix}{len(walls) + 1}",
+                          "xyz": [_r(centre[0]), _r(centre[1]), WALL_H / 2],
                           "size": [_r(s) for s in size]})
         first, second = ((Rect(rect.x0, rect.y0, cut, rect.y1), Rect(cut, rect.y0, rect.x1, rect.y1)) if along_x
                          else (Rect(rect.x0, rect.y0, rect.x1, cut), Rect(rect.x0, cut, rect.x1, rect.y1)))

@@ -129,8 +129,8 @@ def _start_poses(roads: list[tuple[LineString, float, str]], count: int = 4) -> 
         coords = list(line.coords)
         segments += [(math.dist(a, b), a, b, width) for a, b in zip(coords, coords[1:])]
     segments.sort(key=lambda s: -s[0])
-    starts = []
-    for length, a, b, _ in segments[:count]:
+    starts: list[dict[str, Any]] = []
+    for _, a, b, _ in segments[:count]:
         x, y = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
         yaw = math.atan2(b[1] - a[1], b[0] - a[0])
         starts.append({"tag": f"Start{len(starts) + 1}", "xyz": [round(x, 3), round(y, 3), 0.0],

@@ -61,8 +61,9 @@ def town_osm() -> str:
             for a, b in ((e0 + 9, half - 3), (half + 3, e1 - 9)):
                 ring = [node(a, n0 + 9), node(b, n0 + 9), node(b, n1 - 9), node(a, n1 - 9)]
                 tags = {"building": "yes"}
-                if levels[count % 4]:
-                    tags["building:levels"] = levels[count % 4]
+                storeys = levels[count % 4]
+                if storeys:
+                    tags["building:levels"] = storeys
                 elif count % 2:
                     tags["height"] = "12.5"
                 way(ring + ring[:1], tags)
