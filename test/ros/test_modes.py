@@ -31,8 +31,9 @@ def single(tmp_path_factory):
 def test_reliable_and_best_effort_subscribers_both_receive(single):
     reliable = single.listen(LaserScan, "/bot/scan", RELIABLE, key="reliable")
     lossy = single.listen(LaserScan, "/bot/scan", BEST_EFFORT, key="best_effort")
-    assert single.wait_for(lambda: len(single.messages(reliable)) >= 3 and len(single.messages(lossy)) >= 3), \
-        single.log_tail()
+    # the first test of the module also waits out the bridge's start-up (the full-size arena)
+    assert single.wait_for(lambda: len(single.messages(reliable)) >= 3 and len(single.messages(lossy)) >= 3,
+                           timeout=90.0), single.log_tail()
     info = single.node.get_publishers_info_by_topic("/bot/scan")
     assert [i.qos_profile.reliability for i in info] == [ReliabilityPolicy.RELIABLE]
 
