@@ -53,8 +53,8 @@ def load_yaml_node(path: Path) -> yaml.Node:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: YAML syntax error: {getattr(exc, 'problem', exc)}") from exc
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{where}: YAML syntax error: {getattr(exc, 'problem', exc)}") from exc
     if node is None:
         raise ConfigError(f"{path}: file is empty")
     _reject_tags(node, str(path))
@@ -103,20 +103,20 @@ def convert_node(tp: Any, node: yaml.Node, source: str, context: str) -> Any:
             except ConfigError as exc:
                 errors.append(str(exc))
         raise ConfigError(errors[0] if len(errors) == 1 else f"{_where(source, node)}: {context}: " + "; ".join(errors))
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _convert_dataclass(tp, node, source, context)
     if origin in (list, typing.List):
         (item_tp,) = get_args(tp) or (Any,)
         seq = _expect(node, yaml.SequenceNode, "a list", source, context)
         return [convert_node(item_tp, item, source, f"{context}[{i}]") for i, item in enumerate(seq.value)]
     if origin in (tuple, typing.Tuple):
-        args = get_args(tp)
+        item_types = get_args(tp)
         seq = _expect(node, yaml.SequenceNode, "a list", source, context)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(convert_node(args[0], item, source, f"{context}[{i}]") for i, item in enumerate(seq.value))
-        if len(seq.value) != len(args):
-            raise ConfigError(f"{_where(source, node)}: {context} must have {len(args)} elements, got {len(seq.value)}")
-        return tuple(convert_node(a, item, source, f"{context}[{i}]") for i, (a, item) in enumerate(zip(args, seq.value)))
+        if len(item_types) == 2 and item_types[1] is Ellipsis:
+            return tuple(convert_node(item_types[0], item, source, f"{context}[{i}]") for i, item in enumerate(seq.value))
+        if len(seq.value) != len(item_types):
+            raise ConfigError(f"{_where(source, node)}: {context} must have {len(item_types)} elements, got {len(seq.value)}")
+        return tuple(convert_node(a, item, source, f"{context}[{i}]") for i, (a, item) in enumerate(zip(item_types, seq.value)))
     if origin in (dict, typing.Dict):
         key_tp, val_tp = get_args(tp) or (str, Any)
         mapping = _expect(node, yaml.MappingNode, "a mapping", source, context)

@@ -98,7 +98,7 @@ def write_params(doc: dict[str, Any], stem: str) -> str:
 def nav2_nodes(robot: str, params_file: str, amcl: bool) -> list[NodeSpec]:
     """Map server, (AMCL,) planner, controller, behaviors, BT navigator, velocity smoother, lifecycle manager."""
     remaps = list(TF_REMAPS)
-    common = {"namespace": robot, "parameters": [params_file, {"use_sim_time": True}]}
+    common: dict[str, Any] = {"namespace": robot, "parameters": [params_file, {"use_sim_time": True}]}
     nodes = [NodeSpec("nav2_map_server", "map_server", "map_server", remappings=remaps, **common)]
     if amcl:
         nodes.append(NodeSpec("nav2_amcl", "amcl", "amcl", remappings=remaps, **common))

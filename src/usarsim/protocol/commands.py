@@ -316,8 +316,10 @@ def set_reply(req: SetRequest, time: float, results: Sequence[Any]) -> str:
     if req.kind == "failed":
         return g.format_res(time, req.res_type, req.names[0] if req.names else None, False)
     if req.kind == "camera":
-        cams = []
+        cams: list[tuple[str, Any, bool]] = []
         for name, result in zip(req.names, results):
+            if name is None:  # camera requests always name their cameras
+                continue
             ok, fields = _result_fields(result)
             fov = dict(fields).get("FOV", 0.0)
             cams.append((name, fov, ok))

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import logging
 import socket
 import threading
 import time
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from usarsim.config_loading import ConfigError
 from usarsim.protocol import commands as pc
@@ -218,7 +219,7 @@ class _Connection:
             return
         robot, spec = self.robot, self.spec
         if spec is None:  # a ComStation's connection
-            self._station_command(word, cmd)
+            self._station_command(word, robot, cmd)
             return
         try:
             if isinstance(cmd, g.Drive):
@@ -278,10 +279,10 @@ class _Connection:
         self.server._owned = {**self.server._owned, robot.name: self}
         log.info("client %s controls %s (%s)", self.peer, robot.name, robot.spec.class_name)
 
-    def _station_command(self, word: str, cmd: Any) -> None:
+    def _station_command(self, word: str, station: str, cmd: Any) -> None:
         wireless = self.server.sim.wireless
-        ground = wireless.station_ground(self.robot)
-        reply = None if ground is None else comstation.station_reply(cmd, self.robot, ground, wireless.comm)
+        ground = wireless.station_ground(station)
+        reply = None if ground is None else comstation.station_reply(cmd, station, ground, wireless.comm)
         if reply is None:
             self.err(word, f"'{self.robot}' is a ComStation: it answers GETGEO and GETCONF only")
         else:
@@ -292,7 +293,7 @@ class _Connection:
             with self._commands_lock:
                 self.commands_waiting += 1
             future = self.server.sim.submit(cmd)
-            future.add_done_callback(lambda f, w=word: self._applied(w, f))
+            future.add_done_callback(functools.partial(self._applied, word))
 
     def _applied(self, word: str, future: Future) -> None:
         # Runs in the simulator thread.
@@ -382,6 +383,9 @@ class ProtocolServer:
             raise ValueError(f"dialect must be one of {', '.join(g.DIALECTS)}, got {dialect!r}")
         self.dialect = dialect  # STA and Sonar/IR/Encoder/Touch forms (docs/protocol.md)
         self.units = units
+        # None for SI: nothing to convert
+        self.wire_in: Callable[[str], str] | None
+        self.wire_out: Callable[[str], str] | None
         self.wire_in, self.wire_out = wire_units.converters(units) or (None, None)
         self.sim = sim
         self.host = host

@@ -189,13 +189,13 @@ class WirelessServer:
             return wc.fail(f"Cannot connect to {name}")
         if len(self._links) >= MAX_LINKS:
             return wc.fail(f"Too many links (at most {MAX_LINKS})")
-        ends = await asyncio.gather(self._connect(name, port), self._connect(host, host_port))
-        if None in ends:
-            for end in ends:
+        robot_end, host_end = await asyncio.gather(self._connect(name, port), self._connect(host, host_port))
+        if robot_end is None or host_end is None:
+            for end in (robot_end, host_end):
                 if end is not None:
                     end.writer.close()
             return wc.fail("Could not establish connection")
-        self._start_link(_Link(ends[0], ends[1]))
+        self._start_link(_Link(robot_end, host_end))
         return wc.ok()
 
     async def _connect(self, name: str, port: int) -> _End | None:

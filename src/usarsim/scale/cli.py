@@ -39,6 +39,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         report = run_sweep(args.sweep_file, SweepOptions(output=output, workers=args.workers, ray=args.ray,
                                                          retry_failed=args.retry_failed,
                                                          live_trial=args.live_trial, live_attach=attach))
+    assert report.table is not None  # run_sweep writes the table even when interrupted
     csv_path, parquet_path = report.table
     print(f"{report.ran} trials run, {report.skipped} already done, {report.failed} failed; "
           f"{csv_path} and {parquet_path}", file=sys.stderr)

@@ -5,7 +5,7 @@ Neutral ground: sensors and effecters both import from here and never from each 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import EffecterSpec
@@ -24,7 +24,8 @@ class CommandResult:
 class Effecter:
     """Base class: answers SET opcodes with a CommandResult."""
 
-    opcodes: ClassVar[dict[str, tuple[float, float]]] = {}  # opcode -> (min, max) for CONF
+    # opcode -> (min, max) for CONF; an effecter whose ranges come from its parameters sets its own
+    opcodes: dict[str, tuple[float, float]] = {}
 
     def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
         self.spec = spec

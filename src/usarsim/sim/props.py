@@ -13,6 +13,7 @@ from typing import Sequence
 
 import pybullet as p
 
+from usarsim import rotations
 from usarsim.sim.commands import CommandError
 from usarsim.sim.quiet import quiet_stdout
 
@@ -53,7 +54,7 @@ def load_prop(client: int, name: str, urdf: str, position: Sequence[float],
     finally:
         if source == "<urdf string>":
             os.unlink(path)
-    return Prop(name, body, tuple(float(v) for v in position), tuple(float(v) for v in orientation), source)
+    return Prop(name, body, rotations.vec3(position), rotations.quat(orientation), source)
 
 
 def set_body_state(client: int, body: int, position: Sequence[float] | None = None,

@@ -8,7 +8,6 @@ otherwise; body-relative values are FLU.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -28,15 +27,22 @@ class Reading:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: time, robot, sensor, type, then the values."""
-        values = {name: _jsonable(getattr(self, name)) for name in _field_names(type(self))
+        values = {name: _jsonable(getattr(self, name)) for name in _field_names(type(self)) or ()
                   if name not in ("time", "robot", "sensor")}
         return {"time": self.time, "robot": self.robot, "sensor": self.sensor, "type": self.kind, "values": values}
 
 
-@functools.lru_cache(maxsize=None)
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...] | None:
     """Field names of a dataclass type (None for other types); cached: readings convert at sensor rates."""
-    return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        names = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+        _FIELD_NAMES[cls] = names
+        return names
 
 
 def _jsonable(value: Any) -> Any:

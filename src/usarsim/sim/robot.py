@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 import pybullet as p
@@ -115,7 +115,9 @@ class Robot:
         self.next_state_time = 0.0
         self._next_sample = 0.0  # earliest sim time any sensor may be due (skips idle ticks)
         self.effecters = {e.name: create_effecter(e, self) for e in spec.effecters}
-        self.sensors: list[Sensor] = [create(s, self, env, noise.noise_source(env.seed, name, s.name, env.noise))
+        # NoNoise answers the Generator draws sensors make (noise.NoNoise), so sensors take either as a Generator
+        self.sensors: list[Sensor] = [create(s, self, env,
+                                             cast(np.random.Generator, noise.noise_source(env.seed, name, s.name, env.noise)))
                                       for s in spec.sensors if s.type != "GroundTruth" or spec.ground_truth]
 
     # --- structure -------------------------------------------------------------------------
@@ -189,8 +191,8 @@ class Robot:
             return float(self._state.angular_velocity @ up), float(up[2])
         _, (x, y, z, w) = p.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)
         _, (wx, wy, wz) = p.getBaseVelocity(self.body_id, physicsClientId=self.client)
-        up = (2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y))
-        return wx * up[0] + wy * up[1] + wz * up[2], up[2]
+        ux, uy, uz = 2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)
+        return wx * ux + wy * uy + wz * uz, uz
 
     def link_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a link frame (merged fixed links resolved)."""
@@ -305,7 +307,7 @@ class Robot:
             return trail
         self.next_state_time = max(self.next_state_time + self.spec.msg_period, now)
         front, rear = self.drive.steer_angles()
-        head = {"time": now, "robot": self.name, "frame": BASE_LINK}
+        head: dict[str, Any] = {"time": now, "robot": self.name, "frame": BASE_LINK}
         out: list[Reading] = [RobotState(sensor="State", vehicle_type=self.spec.vehicle_type,
                                          battery=self.battery_left(), battery_life=self.spec.battery_life,
                                          light_on=self.light_on,
@@ -329,7 +331,7 @@ class Robot:
         if now + 1e-9 < self._next_sample:
             return []
         out: list[Reading] = []
-        batches: dict[type, list[Sensor]] = {}
+        batches: dict[type[Sensor], list[Sensor]] = {}
         for s in self.sensors:
             if s.due(now):
                 if s.batchable:

@@ -160,10 +160,11 @@ class Simulator:
                 xyz, orientation, ground = pose.xyz, pose.rpy, pose.xyz[2]
             else:
                 xyz, orientation = self._inside_world(position), pose_tuple(rpy or (0.0, 0.0, 0.0))
-                ground = self.world.floor_below(xyz[0], xyz[1], xyz[2] + FLOOR_PROBE)
-                if ground is None:
+                floor = self.world.floor_below(xyz[0], xyz[1], xyz[2] + FLOOR_PROBE)
+                if floor is None:
                     raise CommandError("there is no floor under that location (the robot would fall forever); "
                                        "GETSTARTPOSES lists valid starts")
+                ground = floor
             if rpy is not None:
                 orientation = pose_tuple(rpy)
             if not all(math.isfinite(a) and abs(a) <= 1e4 for a in orientation):
@@ -412,7 +413,7 @@ class Simulator:
         lost = [r for r in self.robots.values() if r.base.position[2] < self.world.fall_limit_z]
         out: list[Reading] = []
         for robot in lost:
-            where = tuple(float(c) for c in robot.base.position)
+            where = rotations.vec3(robot.base.position)
             log.warning("robot %s fell out of the world (z %.1f m) and was removed", robot.name, where[2])
             out.append(RobotLost(time=now, robot=robot.name, sensor="State", frame="base_link", position=where))
             self.remove(robot.name)

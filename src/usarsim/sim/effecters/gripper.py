@@ -13,7 +13,7 @@ movable objects (mass > 0) can be grasped.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import pybullet as p
 
@@ -34,7 +34,7 @@ RELEASE_MARGIN = 0.02
 class Gripper(Effecter):
     """Opens and closes two finger joints; grasps what both fingers touch while closing."""
 
-    opcodes: ClassVar[dict[str, tuple[float, float]]] = {"Open": (0.0, 1.57), "Close": (0.0, 0.0)}
+    opcodes: dict[str, tuple[float, float]] = {"Open": (0.0, 1.57), "Close": (0.0, 0.0)}
 
     def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
         super().__init__(spec, robot)

@@ -8,7 +8,7 @@ them.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,7 +30,7 @@ KNOWN_PARAMS = {"num_tags": 10, "weight": 0.4}
 class RfidReleaser(Effecter):
     """Holds ``num_tags`` tags and releases them one at a time."""
 
-    opcodes: ClassVar[dict[str, tuple[float, float]]] = {"Release": (0.0, 0.0), "TagsRemaining": (0.0, 0.0)}
+    opcodes: dict[str, tuple[float, float]] = {"Release": (0.0, 0.0), "TagsRemaining": (0.0, 0.0)}
 
     def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
         super().__init__(spec, robot)

@@ -74,7 +74,7 @@ class HumanMotion(Sensor):
         origin, rot = self.robot.mount_pose(self.spec.mount)
         axis = rot[:, 0]
         cos_half = math.cos(min(prm.fov, 2.0 * math.pi) / 2.0)
-        candidates: list[tuple[Any, np.ndarray, float]] = []  # victim, in-cone points, distances
+        candidates: list[tuple[Any, np.ndarray, np.ndarray]] = []  # victim, in-cone points, distances
         for victim in self.env.world.victims:
             if victim.false_alarm:
                 continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 
@@ -158,13 +158,14 @@ class Ranger(Sensor):
         """All due sonars/IRs of a robot in one ray batch per ignore set (a P2AT has 16)."""
         out: list[Reading] = []
         by_ignore: dict[frozenset[int], list[Ranger]] = {}
-        for sensor in sensors:
-            sensor.mark_sampled(now)
-            by_ignore.setdefault(sensor._ignore(), []).append(sensor)  # type: ignore[attr-defined]
+        # the robot batches sensors by class, so every one here is a Ranger
+        for ranger in cast(Sequence[Ranger], sensors):
+            ranger.mark_sampled(now)
+            by_ignore.setdefault(ranger._ignore(), []).append(ranger)
         for ignore, group in by_ignore.items():
             rays = [r._rays() for r in group]
             origins = np.concatenate([np.broadcast_to(o, d.shape) for o, d in rays])
-            limits = np.concatenate([np.full(len(d), r.params.max_range) for r, (_, d) in zip(group, rays)])
+            limits = np.concatenate([np.full(len(d), cast(RangerParams, r.params).max_range) for r, (_, d) in zip(group, rays)])
             distances = cast_rays(group[0].env.client, origins, np.concatenate([d for _, d in rays]), limits, ignore)
             start = 0
             for ranger, (_, d) in zip(group, rays):
