@@ -26,7 +26,7 @@ the same observations and rewards.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, TypeVar, cast
 
 import gymnasium as gym
 import numpy as np
@@ -36,7 +36,7 @@ from usarsim import rotations
 from usarsim.config_loading import ConfigError
 from usarsim.ros.commands import twist_to_command
 from usarsim.scale.metrics import TrialMetrics
-from usarsim.sim.commands import WheelDrive
+from usarsim.sim.commands import Command, WheelDrive
 from usarsim.sim.readings import CameraImage, InsReading, OdometryReading, RangeScan, Reading
 from usarsim.sim.simulator import Simulator
 
@@ -49,10 +49,14 @@ TIP_OVER_ANGLE = math.radians(60.0)
 _OPTIONAL: dict[str, type[Reading]] = {"Odometry": OdometryReading, "INS": InsReading}
 
 
+R = TypeVar("R", bound=Reading)
+
+
 class UsarsimEnv(gym.Env):
     """A robot in a usarsim world (see the module docstring for spaces and rewards)."""
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
+    observation_space: spaces.Dict  # one entry per observed reading
 
     def __init__(self, world: str = "yellow", robot: str = "RescueP2AT", start: str | None = None,
                  task: Literal["victim", "coverage"] = "victim", action: Literal["wheels", "twist"] = "wheels",
@@ -80,7 +84,7 @@ class UsarsimEnv(gym.Env):
             self.close()
             raise
         drive = self._robot.spec.drive
-        scan = self._last[RangeScan]
+        scan = self._latest(RangeScan)
         obs: dict[str, spaces.Space] = {
             "laser": spaces.Box(0.0, scan.range_max, (len(scan.ranges),), np.float32)}
         if OdometryReading in self._observed:
@@ -88,8 +92,8 @@ class UsarsimEnv(gym.Env):
         if InsReading in self._observed:
             obs["ins"] = spaces.Box(-np.inf, np.inf, (6,), np.float32)
         if self.camera:
-            image = self._last[CameraImage]
-            obs["camera"] = spaces.Box(0, 255, (image.height, image.width, 3), np.uint8)
+            image = self._latest(CameraImage)
+            obs["camera"] = spaces.Box(0, 255, (image.height, image.width, 3), dtype=np.uint8)
         self.observation_space = spaces.Dict(obs)
         # Actions are fractions of the robot's limits: wheel spin, or forward speed and yaw rate.
         top_v = drive.max_wheel_speed * drive.wheel_radius
@@ -114,7 +118,7 @@ class UsarsimEnv(gym.Env):
                     sensor.active = True
         self._metrics = TrialMetrics(sim, self._robot)
         sim.add_listener(self._metrics.on_tick)
-        self._last: dict[type, Reading] = {}
+        self._last: dict[type[Reading], Reading] = {}
         types = {s.type_name for s in self._robot.sensors}
         self._observed = {RangeScan} | {reading for sensor, reading in _OPTIONAL.items() if sensor in types}
         if self.camera:
@@ -173,29 +177,33 @@ class UsarsimEnv(gym.Env):
             raise RuntimeError("call reset() before step()")
         return self._sim
 
-    def _command(self, values: np.ndarray) -> WheelDrive:
+    def _command(self, values: np.ndarray) -> Command:
         name = self._robot.name
         if self.action_kind == "wheels":
             return WheelDrive(name, float(values[0]), float(values[1]))
         return twist_to_command(name, (float(values[0]), 0.0, 0.0), (0.0, 0.0, float(values[1])),
                                 self._robot.spec.drive, self._robot.drive.accepts)
 
+    def _latest(self, kind: type[R]) -> R:
+        # _last maps each reading type to its latest reading of that type
+        return cast(R, self._last[kind])
+
     def _observation(self) -> dict[str, np.ndarray]:
-        scan = self._last[RangeScan]
+        scan = self._latest(RangeScan)
         ranges = np.nan_to_num(np.asarray(scan.ranges, dtype=np.float32), nan=scan.range_max, posinf=scan.range_max)
         obs = {"laser": np.clip(ranges, 0.0, scan.range_max).astype(np.float32)}
         if "odometry" in self.observation_space.spaces:
-            o = self._last[OdometryReading]
+            o = self._latest(OdometryReading)
             obs["odometry"] = np.array([o.x, o.y, o.theta, o.linear_velocity, o.angular_velocity], np.float32)
         if "ins" in self.observation_space.spaces:
-            i = self._last[InsReading]
+            i = self._latest(InsReading)
             obs["ins"] = np.array([*i.position, *i.rpy], np.float32)
         if "camera" in self.observation_space.spaces:
             obs["camera"] = self._camera_array()
         return obs
 
     def _camera_array(self) -> np.ndarray:
-        image = self._last[CameraImage]
+        image = self._latest(CameraImage)
         return np.frombuffer(image.rgb, np.uint8).reshape(image.height, image.width, 3).copy()
 
     def _nearest_victim(self) -> np.ndarray | None:

@@ -7,8 +7,9 @@ as its bounding box, except ramps, which are drawn as the wedge their world-file
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Sequence, TypedDict
 
+import numpy as np
 import pybullet as p
 from foxglove.messages import (Color, CubePrimitive, CylinderPrimitive, Point3, Pose, Quaternion,
                                SpherePrimitive, TriangleListPrimitive, Vector3)
@@ -17,6 +18,15 @@ from usarsim import rotations
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
+
+
+class PrimitiveLists(TypedDict):
+    """The primitive lists of a SceneEntity, as keyword arguments."""
+
+    cubes: list[CubePrimitive]
+    spheres: list[SpherePrimitive]
+    cylinders: list[CylinderPrimitive]
+    triangles: list[TriangleListPrimitive]
 
 
 @dataclass
@@ -28,13 +38,13 @@ class Primitives:
     cylinders: list[CylinderPrimitive] = field(default_factory=list)
     triangles: list[TriangleListPrimitive] = field(default_factory=list)
 
-    def as_kwargs(self) -> dict[str, list]:
+    def as_kwargs(self) -> PrimitiveLists:
         """Keyword arguments of a SceneEntity."""
         return {"cubes": self.cubes, "spheres": self.spheres, "cylinders": self.cylinders,
                 "triangles": self.triangles}
 
 
-def pose(position: Sequence[float], orientation: Quat = (0.0, 0.0, 0.0, 1.0)) -> Pose:
+def pose(position: Sequence[float] | np.ndarray, orientation: Quat = (0.0, 0.0, 0.0, 1.0)) -> Pose:
     """A Foxglove pose from a position and an (x, y, z, w) quaternion."""
     x, y, z = (float(v) for v in position)
     qx, qy, qz, qw = (float(v) for v in orientation)

@@ -213,7 +213,8 @@ def _transforms(robot: Robot, now: float) -> list[FrameTransform]:
     return out
 
 
-def _transform(parent: str, child: str, position: Sequence[float], quat: Sequence[float], now: float) -> FrameTransform:
+def _transform(parent: str, child: str, position: Sequence[float] | np.ndarray, quat: Sequence[float] | np.ndarray,
+               now: float) -> FrameTransform:
     x, y, z = (float(v) for v in position)
     qx, qy, qz, qw = (float(v) for v in quat)
     return FrameTransform(timestamp=stamp(now), parent_frame_id=parent, child_frame_id=child,
