@@ -2,7 +2,9 @@
 
 A real robot carries one sensor of every registered type; the readings it produces go through
 the protocol's table (messages.LINE_FORMS) and the ROS bridge's (convert.ROS_FORMS). A sensor type
-added to the core without its front-door entries fails here.
+added to the core without its front-door entries fails here. Each effecter type is answered by the
+protocol (GEO/CONF) and offered by a running usarsim_node as the service or joint-group command
+topic its ROS record (ros.effecters.EFFECTER_INTERFACES) names.
 """
 import dataclasses
 
@@ -14,6 +16,7 @@ pytest.importorskip("sensor_msgs.msg")
 from usarsim.protocol import grammar as g  # noqa: E402
 from usarsim.protocol import image_wire, messages  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
+from usarsim.ros.effecters import EFFECTER_INTERFACES, effecter_endpoint  # noqa: E402
 from usarsim.sim import effecters  # noqa: E402
 from usarsim.sim.catalogue import Mount, SensorSpec, available_robots, load_robot  # noqa: E402
 from usarsim.sim.noise import sensor_rng  # noqa: E402
@@ -132,3 +135,36 @@ def test_protocol_has_every_effecter_type(effecter_type):
         for reply in (messages.geo_reply(robot, "Effecter", name), messages.conf_reply(robot, "Effecter", name)):
             message = g.parse_message(reply)
             assert name in [v for n, v in message.pairs if n == "Name"], reply
+
+
+@pytest.fixture(scope="module")
+def effecter_bridge(tmp_path_factory):
+    """A running usarsim_node with one catalogue robot per registered effecter type: (bridge, type -> robot)."""
+    pytest.importorskip("rclpy")
+    pytest.importorskip("usarsim_interfaces.srv")
+    from bridge_process import BridgeProcess
+
+    classes = sorted({_robot_with(t) for t in effecters.known_types()})
+    robots = {cls: f"e{i}" for i, cls in enumerate(classes)}
+    entries = ",".join(f"'{robots[cls]}:{cls}:Start{i + 1}'" for i, cls in enumerate(classes))
+    bridge = BridgeProcess(tmp_path_factory.mktemp("effecters") / "node.log", ["world:=yellow", f"robots:=[{entries}]"])
+    try:
+        yield bridge, {t: (robots[_robot_with(t)], load_robot(_robot_with(t))) for t in effecters.known_types()}
+    finally:
+        bridge.close()
+
+
+@pytest.mark.parametrize("effecter_type", effecters.known_types())
+def test_ros_has_every_effecter_type(effecter_bridge, effecter_type):
+    assert effecter_type in EFFECTER_INTERFACES, f"no ROS interface for effecter type {effecter_type}"
+    bridge, carriers = effecter_bridge
+    robot, spec = carriers[effecter_type]
+    interface = EFFECTER_INTERFACES[effecter_type]
+    for effecter in (e for e in spec.effecters if e.type == effecter_type):
+        name = f"/{robot}/{effecter_endpoint(spec, effecter)}"
+        if interface.kind == "service":
+            offered = bridge.node.get_service_names_and_types
+        else:
+            assert bridge.wait_for(lambda n=name: bridge.node.count_subscribers(n) > 0), (name, bridge.log_tail())
+            offered = bridge.node.get_topic_names_and_types
+        assert bridge.wait_for(lambda n=name, o=offered: (n, [interface.ros_type]) in o()), (name, bridge.log_tail())

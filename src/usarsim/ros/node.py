@@ -38,6 +38,7 @@ from std_msgs.msg import Float64, Float64MultiArray, String, UInt32
 from usarsim.config_loading import ConfigError
 from usarsim.ros import convert
 from usarsim.ros.commands import group_command, joint_state_command, trajectory_command, twist_to_command
+from usarsim.ros.effecters import group_command_topic
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, robot_description
 from usarsim.ros.publisher import PublishQueue
 from usarsim.ros.robot_entry import RobotEntry, parse_robot_entry  # noqa: F401 - re-exported
@@ -359,7 +360,7 @@ class UsarsimNode(Node):
                                                        lambda msg, b=bridge: self._on_cmd_vel(b, msg), 10))
             for group in spec.joint_groups:
                 subscribe(self.create_subscription(
-                    Float64MultiArray, names.topic(f"{group.name}/command"),
+                    Float64MultiArray, names.topic(group_command_topic(group.name)),
                     lambda msg, b=bridge, g=group: self._on_group_command(b, g, msg), 10))
             if group_joints(spec):  # topic_based_ros2_control's command topic
                 subscribe(self.create_subscription(JointState, names.topic("joint_commands"),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from rclpy.callback_groups import ReentrantCallbackGroup
 from usarsim_interfaces import srv
 
+from usarsim.ros.effecters import RELEASE_TAG, types_on_service
 from usarsim.sim.commands import Command, CommandError, Flip, SensorCommand, SetLight
 from usarsim.sim.sensors import CommandResult
 
@@ -40,7 +41,7 @@ class RobotServices:
         table: dict[str, tuple[Any, Callable]] = {
             "rfid/read": (srv.ReadRfidTag, self.read_tag),
             "rfid/write": (srv.WriteRfidTag, self.write_tag),
-            "release_tag": (srv.ReleaseTag, self.release_tag),
+            RELEASE_TAG: (srv.ReleaseTag, self.release_tag),
             "set_headlight": (srv.SetHeadlight, self.set_headlight),
             "flip": (srv.Flip, self.flip),
             "reset_odometry": (srv.ResetOdometry, self.reset_odometry),
@@ -98,7 +99,7 @@ class RobotServices:
         return self._answer(response, self._run(SensorCommand(self.robot.name, reader, opcode, params)))
 
     def release_tag(self, request: Any, response: Any) -> Any:
-        releasers = [name for name, e in self.robot.effecters.items() if "Release" in getattr(e, "opcodes", {})]
+        releasers = [e.name for e in self.robot.spec.effecters if e.type in types_on_service(RELEASE_TAG)]
         try:
             releaser = self._device(request.releaser, "RFID releaser", releasers)
         except CommandError as exc:
