@@ -55,8 +55,10 @@ class Client:
         return self.wait(lambda l: l.startswith(word + " ") or l.startswith("ERR "), timeout)
 
     def init(self, text: str) -> None:
+        """INIT a robot and wait for its first STA; a refused INIT fails here with the server's reason."""
         self.send(text + "\r\n")
-        self.wait(lambda l: l.startswith("STA ") or l.startswith("ERR "))
+        first = self.wait(lambda l: l.startswith("STA ") or l.startswith("ERR "))
+        assert first.startswith("STA "), first
 
     def close(self) -> None:
         self.sock.close()
@@ -74,9 +76,12 @@ def server():
 
 @pytest.fixture
 def client(server):
+    before = set(server.sim.robots)
     c = Client(server.port)
     yield c
     c.close()
+    for name in set(server.sim.robots) - before:  # the next test may reuse its name or place
+        _wait_removed(server.sim, name)
 
 
 def _wait_removed(sim: Simulator, name: str) -> None:
@@ -266,7 +271,7 @@ def test_bad_input_gets_err_and_others_keep_going(server, bad, word):
     good, evil = Client(server.port), Client(server.port)
     try:
         good.line(), evil.line()
-        good.init("INIT {ClassName USARBot.P2AT} {Location 11,2.8,1.8}")
+        good.init("INIT {ClassName USARBot.P2AT} {Name Good} {Location 11,2.8,1.8}")
         evil.send(bad)
         err = evil.reply("ERR")
         assert err.startswith(f"ERR {{Command {word}}} {{Reason ")
@@ -276,6 +281,7 @@ def test_bad_input_gets_err_and_others_keep_going(server, bad, word):
     finally:
         good.close()
         evil.close()
+    _wait_removed(server.sim, "Good")  # the next case spawns at the same place
 
 
 def test_huge_line_without_newline(server):

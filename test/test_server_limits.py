@@ -94,17 +94,20 @@ def test_connect_init_disconnect_cycles_keep_threads_bounded(server_factory):
 
 def test_reply_flood_disconnects_with_a_reason(server_factory, caplog):
     server = server_factory(reply_limit=64 * 1024)
-    flooder, reader = Client(server.port), Client(server.port)
+    reader = Client(server.port)
+    flooder = socket.socket()
+    flooder.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: a small window from the start
+    flooder.settimeout(60.0)  # a loaded machine may take a while to read the flood; the loop below is bounded
+    flooder.connect(("127.0.0.1", server.port))
     try:
-        flooder.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         reader.init("INIT {ClassName USARBot.P2AT} {Location 2,2,0}")
         caplog.set_level(logging.WARNING, logger="usarsim.protocol.server")
         line = b"GETSTARTPOSES\r\n" * 200
         with pytest.raises(OSError):  # the server drops the flooder once its unread replies pass the limit
             for _ in range(5000):
-                flooder.sock.sendall(line)
+                flooder.sendall(line)
         # the reason is logged by the server's thread, maybe just after the socket was reset
-        deadline = time.monotonic() + 10.0
+        deadline = time.monotonic() + 30.0
         while not any("replies unread" in r.getMessage() for r in caplog.records):
             assert time.monotonic() < deadline, "the disconnect was not logged with its reason"
             time.sleep(0.02)

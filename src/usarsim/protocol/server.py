@@ -48,6 +48,8 @@ MAX_CONNECTIONS = 16  # BotAPI.ini MaxConnections
 QUEUE_SIZE = 256  # periodic lines (SEN/STA/MISSTA) per connection before the oldest SEN is dropped
 REPLY_LIMIT = 1 << 20  # bytes of unread replies per connection before it is disconnected
 WRITE_HIGH_WATER = 64 * 1024  # bytes the socket transport may hold before lines wait in the outbox
+SEND_BUFFER = 256 * 1024  # bytes of kernel send buffer per connection (the kernel would grow it to MBs)
+LOCKSTEP_SEND_BUFFER = 64 * 1024  # smaller in lockstep: a stalled reader shows within a few ticks
 MAX_PENDING_COMMANDS = 256  # commands of one connection waiting for the simulator before reading pauses
 INIT_TIMEOUT = 60.0  # s a connection may stay without a robot (INIT) before it is closed
 LOCKSTEP_STALL = 2.0  # s a lockstep client may leave lines unread before the world goes on without it
@@ -567,14 +569,15 @@ class ProtocolServer:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._next_id += 1
         conn = _Connection(self, reader, writer, self._next_id)
-        if self.sim.pacing == "lockstep":
-            # keep the kernel from buffering seconds of data ahead of a slow reader
-            sock = writer.get_extra_info("socket")
-            if sock is not None:
-                try:
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
-                except OSError:
-                    pass
+        # Keep the kernel from buffering megabytes (seconds of lines) ahead of a slow reader: what a
+        # client has not read then waits in the outbox, where the reply limit and the lockstep stall see it.
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF,
+                                LOCKSTEP_SEND_BUFFER if self.sim.pacing == "lockstep" else SEND_BUFFER)
+            except OSError:
+                pass
         if len(self._connections) >= self.max_connections:
             log.warning("refused %s: already %d connections (--max-clients)", conn.peer, len(self._connections))
             writer.write(g.format_err("CONNECT", f"too many connections (at most {self.max_connections})")
