@@ -13,6 +13,12 @@ Rates are given per wall-clock second and per CPU second of this process (the la
 is what one core delivers when other processes share the machine).
 
     .venv/bin/python bench/fleet.py [--world orange] [--robots 8] [--seconds 10] [--classes P2AT,Zerg]
+    .venv/bin/python bench/fleet.py --vehicle-types [--seconds 10]
+
+``--vehicle-types`` runs one robot of every vehicle type at once (skid, tracked, Ackermann, aerial,
+underwater, blimp, omni drive, humanoid) in a floor world with a pool; the raw side makes the same
+PyBullet calls per tick as the fluid model (one force and one torque per wet shape, the blimp's
+lift and thrust, the submarine's thrust and fin moments) with its arithmetic left out.
 """
 from __future__ import annotations
 
@@ -27,7 +33,9 @@ import pybullet as p
 
 from usarsim import rotations
 from usarsim.sim.catalogue import RobotSpec, available_robots, load_robot
-from usarsim.sim.commands import AckermannDrive, AerialDrive, CommandError, WheelDrive
+from usarsim.sim.commands import (AckermannDrive, AerialDrive, BlimpDrive, CommandError, JointTargets, NauticDrive,
+                                  OmniDrive, WheelDrive)
+from usarsim.sim.water import WaterSpec as WaterVolume
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.raycast import beam_count, threads_for
 from usarsim.sim.robot import spawn_height
@@ -35,7 +43,7 @@ from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.range import cone_directions
 from usarsim.sim.sensors.victim import grid_directions
 from usarsim.sim.simulator import SOLVER_ITERATIONS, URDF_FLAGS, Simulator
-from usarsim.sim.world import load_world
+from usarsim.sim.world import GpsOrigin, StartPose, WorldSpec, load_world
 
 PHYSICS_RATE = 200.0
 RAY_SENSORS = ("RangeScanner", "IRScanner", "Sonar", "IR", "GPS", "RangeScanner3D", "RangeImager", "VictSensor")
@@ -60,12 +68,31 @@ class RayLoad:
 MIX = ("P2AT", "P2DX", "ATRVJr", "Zerg", "Kurt2D", "Kenaf", "Talon", "AirRobot")
 
 
+# One of each vehicle type, and where each starts in the vehicle-type world (the submarine in the pool).
+VEHICLE_TYPES = ("Submarine", "P2AT", "Kenaf", "Cooper", "AirRobot", "Passarola", "Lisa", "QRIO")
+POOL = WaterVolume((20.0, 20.0), (16.0, 16.0), 8.0, 0.0)
+
+
+def vehicle_type_world() -> WorldSpec:
+    """A floor with a pool and a start pose per vehicle type."""
+    # the submarine is placed first, so it takes the first start: the pool's
+    starts = [StartPose("Pool", (20.0, 20.0, 0.0))]
+    starts += [StartPose(f"S{i}", (-15.0 + 6.0 * i, -10.0, 0.0)) for i in range(1, len(VEHICLE_TYPES))]
+    return WorldSpec(name="vehicle-types", description="bench", gps_origin=GpsOrigin(0.0, 0.0), start_poses=starts,
+                     water=[POOL])
+
+
+def _world(world: "str | WorldSpec") -> WorldSpec:
+    return world if isinstance(world, WorldSpec) else load_world(world)
+
+
 def fleet(n: int, classes: list[str] | None = None) -> list[RobotSpec]:
     """``n`` robots cycling through ``classes`` (default: the arena mix, then the rest of the catalogue)."""
     shipped = available_robots()
     names = classes or [c for c in MIX if c in shipped] or shipped
     specs = [load_robot(name) for name in names]
-    movable = [s for s in specs if s.drive.type in ("skid", "differential", "tracked", "ackermann", "aerial")]
+    movable = [s for s in specs if s.drive.type in ("skid", "differential", "tracked", "ackermann", "aerial", "nautic",
+                                                     "blimp", "omni", "legged")]
     return [movable[i % len(movable)] for i in range(n)]
 
 
@@ -112,7 +139,7 @@ def mount_in_chassis(spec: RobotSpec, mount) -> tuple[np.ndarray, np.ndarray]:
     return position, rotation
 
 
-def positions(world: str, classes: list[str]) -> list[tuple[float, float, float]]:
+def positions(world: "str | WorldSpec", classes: list[str]) -> list[tuple[float, float, float]]:
     """Where each robot of ``classes`` stands: the world's start poses, then the nearest free spots
     on a 1.2 m grid around them, each checked by spawning it in a probe simulation (so no robot
     starts inside a wall or another robot, whatever the arena's layout)."""
@@ -140,6 +167,14 @@ def drive_command(name: str, spec: RobotSpec):
         return AerialDrive(name, linear=0.5, lateral=0.0, altitude=0.2, yaw_rate=0.1)
     if spec.drive.type == "ackermann":
         return AckermannDrive(name, 2.0, front_steer=0.1)
+    if spec.drive.type == "nautic":
+        return NauticDrive(name, propeller=3.0, rudder=0.1)
+    if spec.drive.type == "blimp":
+        return BlimpDrive(name, xz_angle=0.3, thrust=0.5, yaw_rate=0.1)
+    if spec.drive.type == "omni":
+        return OmniDrive(name, ((0, 2.0, 0.3), (1, 2.0, 0.3)))
+    if spec.drive.type == "legged":
+        return JointTargets(name, {spec.joint_groups[-1].links[0].joint: 0.3})
     return WheelDrive(name, 2.0, 1.6)
 
 
@@ -148,7 +183,7 @@ def motor_joints(spec: RobotSpec) -> list[str]:
     return list(dict.fromkeys(spec.drive.left_wheels + spec.drive.right_wheels + spec.drive.powered_wheels))
 
 
-def run_simulator(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, float]:
+def run_simulator(world: "str | WorldSpec", specs: list[RobotSpec], ticks: int) -> tuple[float, float]:
     """(wall-clock, CPU-time) steps/s of the full simulator."""
     with Simulator(world, physics_rate=PHYSICS_RATE, seed=1, pacing="lockstep") as sim:
         for i, (spec, xyz) in enumerate(zip(specs, positions(world, [s.class_name for s in specs]))):
@@ -167,7 +202,7 @@ def raw_motors(client: int, body: int, joints: dict[str, int], spec: RobotSpec) 
         p.changeDynamics(body, joints[name], lateralFriction=spec.body.wheel_friction,
                          spinningFriction=spec.body.spinning_friction, rollingFriction=0.0, physicsClientId=client)
     held = {link.joint: link for g in spec.joint_groups for link in g.links}
-    steer = set(d.front_steer_joints + d.rear_steer_joints)
+    steer = set(d.front_steer_joints + d.rear_steer_joints + d.steer_joints)
     for name, j in joints.items():
         if name in held:
             link = held[name]
@@ -185,17 +220,29 @@ def raw_motors(client: int, body: int, joints: dict[str, int], spec: RobotSpec) 
         free = [joints[w] for w in motor_joints(spec) if joints[w] not in powered]
         for j in free:
             p.setJointMotorControl2(body, j, p.VELOCITY_CONTROL, force=0.0, physicsClientId=client)
+    elif d.type == "omni":
+        powered = [joints[w] for w in d.steered_wheels]
+        p.setJointMotorControlArray(body, powered, p.VELOCITY_CONTROL, targetVelocities=[2.0] * len(powered),
+                                    forces=[d.max_torque] * len(powered), physicsClientId=client)
     elif d.left_wheels:
         left, right = [joints[w] for w in d.left_wheels], [joints[w] for w in d.right_wheels]
         p.setJointMotorControlArray(body, left + right, p.VELOCITY_CONTROL,
                                     targetVelocities=[2.0] * len(left) + [1.6] * len(right),
                                     forces=[d.max_torque] * (len(left) + len(right)), physicsClientId=client)
-    if d.type == "aerial":
+    if d.type in ("aerial", "nautic", "blimp"):
         for j in [-1, *joints.values()]:
             p.changeDynamics(body, j, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
 
 
-def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, float]:
+def fluid_calls(spec: RobotSpec) -> int:
+    """Force-and-torque pairs the fluid model applies per tick (wet shapes, plus the drive's own)."""
+    if spec.drive.type not in ("nautic", "blimp"):
+        return 0
+    body = spec.body
+    return 1 + len(body.wheels) + sum(1 for link in body.links if link.shape != "none") + 2
+
+
+def run_raw(world: "str | WorldSpec", specs: list[RobotSpec], ticks: int) -> tuple[float, float]:
     """(wall-clock, CPU-time) steps/s of hand-written PyBullet code doing the same physics and ray queries."""
     from usarsim.sim.world import build_world
 
@@ -204,7 +251,7 @@ def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, floa
     p.setGravity(0, 0, -9.81, physicsClientId=client)
     p.setTimeStep(1.0 / PHYSICS_RATE, physicsClientId=client)
     p.setPhysicsEngineParameter(numSolverIterations=SOLVER_ITERATIONS, enableConeFriction=0, physicsClientId=client)
-    built = build_world(client, load_world(world))
+    built = build_world(client, _world(world))
     bodies, loads = [], []
     for spec, xyz in zip(specs, positions(world, [s.class_name for s in specs])):
         with quiet_stdout():
@@ -214,9 +261,9 @@ def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, floa
                   for j in range(p.getNumJoints(body, physicsClientId=client))}
         wheels = [joints[w] for w in motor_joints(spec) if w in joints]
         raw_motors(client, body, joints, spec)
-        aerial = spec.drive.type == "aerial"
+        aerial = spec.drive.type in ("aerial", "blimp", "nautic")
         mass = sum(p.getDynamicsInfo(body, j, physicsClientId=client)[0] for j in range(-1, len(joints))) if aerial else 0.0
-        bodies.append((body, wheels, mass))
+        bodies.append((body, wheels, mass, fluid_calls(spec)))
         loads.append(ray_loads(spec))
     for _ in range(100):
         p.stepSimulation(physicsClientId=client)
@@ -224,11 +271,14 @@ def run_raw(world: str, specs: list[RobotSpec], ticks: int) -> tuple[float, floa
     for tick in range(1, ticks + 1):
         p.stepSimulation(physicsClientId=client)
         built.update(tick / PHYSICS_RATE)
-        for (body, wheels, mass), robot_loads in zip(bodies, loads):
-            if mass:  # rotorcraft: the flight controller's state query and thrust, every tick
+        for (body, wheels, mass, shapes), robot_loads in zip(bodies, loads):
+            if mass:  # rotorcraft, blimp, submarine: the controller's state query and thrust, every tick
                 pos, _ = p.getBasePositionAndOrientation(body, physicsClientId=client)
                 p.getBaseVelocity(body, physicsClientId=client)
                 p.applyExternalForce(body, -1, (0.0, 0.0, 9.81 * mass), pos, p.WORLD_FRAME, physicsClientId=client)
+                p.applyExternalTorque(body, -1, (0.0, 0.0, 0.0), p.WORLD_FRAME, physicsClientId=client)
+            for _ in range(shapes):  # fluid forces: one force and torque per wet shape
+                p.applyExternalForce(body, -1, (0.0, 0.0, 0.0), pos, p.WORLD_FRAME, physicsClientId=client)
                 p.applyExternalTorque(body, -1, (0.0, 0.0, 0.0), p.WORLD_FRAME, physicsClientId=client)
             if tick % 10 == 0:  # odometry / INS / state at 20 Hz
                 p.getBasePositionAndOrientation(body, physicsClientId=client)
@@ -255,16 +305,21 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="sim seconds per run")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--classes", default="", help="comma-separated robot classes to cycle through")
+    parser.add_argument("--vehicle-types", action="store_true", help="one robot of each vehicle type, with a pool")
     args = parser.parse_args()
-    specs = fleet(args.robots, [c for c in args.classes.split(",") if c] or None)
+    world: str | WorldSpec = args.world
+    if args.vehicle_types:
+        world, specs = vehicle_type_world(), [load_robot(c) for c in VEHICLE_TYPES]
+    else:
+        specs = fleet(args.robots, [c for c in args.classes.split(",") if c] or None)
     ticks = round(args.seconds * PHYSICS_RATE)
     raw, full = [], []
     for _ in range(args.repeat):  # interleaved so both see the same machine load
-        raw.append(run_raw(args.world, specs, ticks))
-        full.append(run_simulator(args.world, specs, ticks))
+        raw.append(run_raw(world, specs, ticks))
+        full.append(run_simulator(world, specs, ticks))
     raw_wall, sim_wall = max(r[0] for r in raw), max(r[0] for r in full)
     raw_cpu, sim_cpu = max(r[1] for r in raw), max(r[1] for r in full)
-    print(f"world={args.world} robots={', '.join(s.class_name for s in specs)}")
+    print(f"world={_world(world).name} robots={', '.join(s.class_name for s in specs)}")
     print(f"physics={PHYSICS_RATE:.0f} Hz  sim seconds per run={args.seconds}  best of {args.repeat}")
     # CPU-time rates are what one core delivers; wall-clock rates also show load from other processes.
     for label, rw, sm in (("wall-clock", raw_wall, sim_wall), ("CPU time", raw_cpu, sim_cpu)):

@@ -58,7 +58,8 @@ def test_shipped_urdf_is_generated_from_the_catalogue(cls):
 def test_every_robot_has_a_known_drive_and_lists_its_sensors():
     for cls in available_robots():
         spec = load_robot(cls)
-        assert spec.drive.type in ("skid", "differential", "tracked", "ackermann", "aerial", "legged", "none")
+        assert spec.drive.type in ("skid", "differential", "tracked", "ackermann", "aerial", "legged", "none", "nautic",
+                                   "blimp", "omni")
         assert spec.ground_truth and any(s.type == "GroundTruth" for s in spec.sensors)
         if spec.drive.type == "ackermann":
             assert spec.drive.front_steer_joints and spec.drive.max_front_steer > 0

@@ -22,7 +22,7 @@ from usarsim.sim.world_geometry import StaticItem
 
 SLOPE = math.radians(15.0)
 RAMP_LENGTH = 40.0
-GROUND = [c for c in available_robots() if load_robot(c).drive.type not in ("aerial", "none")]
+GROUND = [c for c in available_robots() if load_robot(c).drive.type not in ("aerial", "none", "blimp", "nautic")]
 SKID = [c for c in available_robots() if load_robot(c).drive.type in ("skid", "differential", "tracked")]
 
 

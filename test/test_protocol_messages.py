@@ -148,7 +148,7 @@ def test_drive_skid(p2at):
         pc.drive_commands(g.parse_command("DRIVE {Speed 1}"), "R1", p2at)
     with pytest.raises(pc.Unsupported, match="AltitudeVelocity"):
         pc.drive_commands(g.parse_command("DRIVE {AltitudeVelocity 1}"), "R1", p2at)
-    with pytest.raises(pc.Unsupported, match="underwater"):
+    with pytest.raises(pc.Unsupported, match="Propeller/Rudder/SternPlane do not apply"):
         pc.drive_commands(g.parse_command("DRIVE {Propeller 1}"), "R1", p2at)
 
 

@@ -17,8 +17,8 @@ from typing import Any, Sequence
 from usarsim.protocol import frames
 from usarsim.protocol import grammar as g
 from usarsim.sim.catalogue import RobotSpec
-from usarsim.sim.commands import (AckermannDrive, AerialDrive, Command, Flip, JointTargets, SensorCommand,
-                                  SetLight, WheelDrive)
+from usarsim.sim.commands import (AckermannDrive, AerialDrive, BlimpDrive, Command, Flip, JointTargets, NauticDrive,
+                                  OmniDrive, ReachPose, SensorCommand, SetLight, WheelDrive)
 
 WHEEL_DRIVES = ("skid", "differential", "tracked")
 
@@ -103,14 +103,29 @@ def drive_commands(drive: g.Drive, robot: str, spec: RobotSpec) -> list[Command]
         else:
             ignored.append("AltitudeVelocity/LinearVelocity/LateralVelocity/RotationalVelocity")
     if drive.propeller is not None or drive.rudder is not None or drive.stern_plane is not None:
-        ignored.append("Propeller/Rudder/SternPlane (no underwater vehicles are simulated)")
+        if kind == "nautic":
+            # SAE rudder +right -> core +left; SAE stern plane +pitch up (rise) is the core's sense too
+            out.append(NauticDrive(robot, drive.propeller, None if drive.rudder is None else -drive.rudder,
+                                   drive.stern_plane, normalized))
+        else:
+            ignored.append("Propeller/Rudder/SternPlane")
     if drive.wheels:
-        ignored.append("WheelNumber (no omni-drive wheels)")
+        if kind == "omni":
+            # SAE WheelSteer +right (clockwise from above) -> core +left
+            out.append(OmniDrive(robot, tuple((w.number, w.speed, None if w.steer is None else -w.steer)
+                                              for w in drive.wheels), normalized))
+        else:
+            ignored.append("WheelNumber/WheelSpeed/WheelSteer")
     if drive.xz_angle is not None or drive.thrust_propeller is not None or drive.tail_propeller is not None:
-        ignored.append("XZAngle/ThrustPropeller/TailPropeller (no blimps)")
+        if kind == "blimp":
+            # XZAngle +up in both frames (SAE pitch up); TailPropeller +right (SAE yaw) -> core +left
+            out.append(BlimpDrive(robot, drive.xz_angle, drive.thrust_propeller,
+                                  None if drive.tail_propeller is None else -drive.tail_propeller, normalized))
+        else:
+            ignored.append("XZAngle/ThrustPropeller/TailPropeller")
     if drive.name is not None:
-        if drive.steer is not None:
-            out.append(JointTargets(robot, {drive.name: drive.steer}, order=0))
+        if drive.steer is not None:  # a steer angle: SAE +right -> core +left
+            out.append(JointTargets(robot, {drive.name: -drive.steer}, order=0, steer=True))
         if drive.value is not None:
             order = 0 if drive.order is None else drive.order
             if order not in (0, 1, 2):
@@ -134,6 +149,12 @@ def _drive_hint(spec: RobotSpec) -> str:
         return "use {Speed} {FrontSteer} {RearSteer}"
     if kind == "aerial":
         return "use {AltitudeVelocity} {LinearVelocity} {LateralVelocity} {RotationalVelocity}"
+    if kind == "nautic":
+        return "use {Propeller} {Rudder} {SternPlane}"
+    if kind == "omni":
+        return "use {WheelNumber} {WheelSpeed} {WheelSteer} groups"
+    if kind == "blimp":
+        return "use {XZAngle} {ThrustPropeller} {TailPropeller}"
     return "use joint DRIVE {Name} or MULTIDRIVE"
 
 
@@ -143,11 +164,15 @@ def multidrive_commands(cmd: g.MultiDrive, robot: str) -> list[Command]:
 
 
 def mispkg_commands(cmd: g.MisPkg, robot: str, spec: RobotSpec) -> list[Command]:
-    """MISPKG -> JointTargets on ``<package>:<link>`` keys, one command per Order."""
+    """MISPKG -> JointTargets on ``<package>:<link>`` keys, one command per Order; the terminal-pose
+    form -> one ReachPose (Location/Rotation converted from SAE to the core frame)."""
     group = next((grp for grp in spec.joint_groups if grp.name == cmd.name), None)
     if group is None:
         names = ", ".join(grp.name for grp in spec.joint_groups) or "none"
         raise Unsupported(f"{spec.class_name} has no mission package '{cmd.name}' (packages: {names})")
+    if cmd.location is not None:
+        rpy = frames.flip_euler(cmd.rotation) if cmd.rotation is not None else None
+        return [ReachPose(robot, cmd.name, frames.flip_vector(cmd.location), rpy)]
     by_order: dict[int, dict[str, float]] = {}
     for link in cmd.links:
         if not 1 <= link.link <= len(group.links):

@@ -120,6 +120,8 @@ def _sta(r: rd.RobotState, stamped: bool, dialect: str = "ut2004") -> str:
     kwargs: dict[str, Any] = {}
     if r.vehicle_type == "GroundVehicle":
         kwargs = {"front_steer": -r.front_steer, "rear_steer": -r.rear_steer}
+    elif r.vehicle_type == "NauticVehicle":  # rudder +left -> SAE +right; stern plane +rise in both
+        kwargs = {"stern_plane_angle": r.stern_plane, "rudder_angle": -r.rudder}
     return g.format_sta(r.vehicle_type, r.time, light_toggle=r.light_on, light_intensity=r.light_intensity,
                         battery=int(r.battery), dialect=dialect, **kwargs)
 
@@ -206,6 +208,38 @@ def _range3d(r: rd.PointCloudReading, stamped: bool) -> str:
                                          (r.horizontal_fov, r.vertical_fov), r.ranges, _time(r.time, stamped))
 
 
+# The motion sensors below have no form in the manual; names follow the UDK USARSim clients
+# (AcceleroMeter with ProperAcceleration, AngularVel) where they exist (docs/sensors.md).
+def _depth(r: rd.DepthReading, stamped: bool) -> str:
+    return _sen_line("Depth", _time(r.time, stamped), [("Name", r.sensor), ("Depth", r.depth)])
+
+
+def _compass(r: rd.CompassReading, stamped: bool) -> str:
+    # heading is clockwise from magnetic north in both frames; the field goes out in SAE axes
+    return _sen_line("Compass", _time(r.time, stamped), [("Name", r.sensor), ("Heading", r.heading),
+                                                         ("Field", to_sae_vector(r.magnetic_field))])
+
+
+def _accelerometer(r: rd.AccelerometerReading, stamped: bool) -> str:
+    return _sen_line("AcceleroMeter", _time(r.time, stamped),
+                     [("Name", r.sensor), ("ProperAcceleration", to_sae_vector(r.linear_acceleration))])
+
+
+def _gyroscope(r: rd.GyroscopeReading, stamped: bool) -> str:
+    return _sen_line("Gyroscope", _time(r.time, stamped),
+                     [("Name", r.sensor), ("AngularVel", to_sae_vector(r.angular_velocity))])
+
+
+def _velocimeter(r: rd.VelocimeterReading, stamped: bool) -> str:
+    return _sen_line("Velocimeter", _time(r.time, stamped),
+                     [("Name", r.sensor), ("Velocity", to_sae_vector(r.linear_velocity))])
+
+
+def _inclinometer(r: rd.InclinometerReading, stamped: bool) -> str:
+    roll, pitch, _ = to_sae_euler((r.roll, r.pitch, 0.0))
+    return _sen_line("Inclinometer", _time(r.time, stamped), [("Name", r.sensor), ("Roll", roll), ("Pitch", pitch)])
+
+
 def _lost(r: rd.RobotLost, stamped: bool) -> str:
     # USARSim has no message for this; the ERR extension tells the client, which may INIT again
     return g.format_err("INIT", f"robot {r.robot} fell out of the world (more than {FALL_LIMIT:g} m below the "
@@ -234,6 +268,12 @@ LINE_FORMS: dict[type, Callable[[Any, bool], str] | None] = {
     rd.CameraImage: None,  # frames go through the image server (image_server.py, port 5003)
     rd.JointStateReading: None,  # joint values go out in MISSTA (MissionPackageState)
     rd.TracePoint: None,  # USARSim's TRACE draws in the world; clients see nothing on the wire
+    rd.DepthReading: _depth,
+    rd.CompassReading: _compass,
+    rd.AccelerometerReading: _accelerometer,
+    rd.GyroscopeReading: _gyroscope,
+    rd.VelocimeterReading: _velocimeter,
+    rd.InclinometerReading: _inclinometer,
 }
 
 
@@ -278,7 +318,8 @@ def _word(text: str, fallback: str) -> str:
 # Each returns one line, or None when the robot has nothing of that kind (then an empty reply goes out).
 
 _STEERING = {"skid": "SkidSteered", "differential": "SkidSteered", "tracked": "SkidSteered",
-             "ackermann": "AckermanSteered", "aerial": "RotaryWing", "omni": "OmniDrive"}
+             "ackermann": "AckermanSteered", "aerial": "RotaryWing", "omni": "OmniDrive",
+             "blimp": "Blimp"}
 
 
 def steering_type(spec: "RobotSpec") -> str:
@@ -385,6 +426,11 @@ def conf_robot(spec: "RobotSpec", robot: str) -> str:
     if spec.vehicle_type == "GroundVehicle":
         limits = {"max_speed": drive.max_wheel_speed, "max_torque": drive.max_torque,
                   "max_front_steer": drive.max_front_steer, "max_rear_steer": drive.max_rear_steer}
+        if drive.type == "omni":  # one steer limit per steered wheel (USARBot.ini MaxSteerAngle)
+            limits["max_front_steer"] = limits["max_rear_steer"] = drive.max_steer
+    elif spec.vehicle_type == "NauticVehicle":
+        limits = {"max_rudder": drive.max_rudder, "max_stern_plane": drive.max_stern_plane,
+                  "max_propeller": drive.max_propeller}
     return g.format_conf_vehicle(spec.vehicle_type, robot, steering_type(spec), spec.mass, **limits)
 
 

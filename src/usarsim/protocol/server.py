@@ -228,6 +228,8 @@ class _Connection:
                 self._submit(word, pc.drive_commands(cmd, robot, spec))
             elif isinstance(cmd, g.MultiDrive):
                 self._submit(word, pc.multidrive_commands(cmd, robot))
+            elif isinstance(cmd, g.MisPkg) and cmd.location is not None:
+                await self._reach(cmd)
             elif isinstance(cmd, g.MisPkg):
                 self._submit(word, pc.mispkg_commands(cmd, robot, spec))
             elif isinstance(cmd, g.Camera):
@@ -306,14 +308,24 @@ class _Connection:
     async def _set(self, cmd: g.Set) -> None:
         sim = self.server.sim
         req = pc.set_request(cmd, self.robot, self.spec)  # type: ignore[arg-type]
+        results = await self._results(req.commands)
+        self.send("RES", pc.set_reply(req, sim.time, results))
+
+    async def _reach(self, cmd: g.MisPkg) -> None:
+        # Terminal-pose MISPKG: answered like a SET, RES {Type MisPkg} {Name p} {Status OK|Failed}
+        results = await self._results(pc.mispkg_commands(cmd, self.robot, self.spec))  # type: ignore[arg-type]
+        self.send("RES", pc.set_reply(pc.SetRequest("generic", "MisPkg", (cmd.name,)), self.server.sim.time,
+                                      results))
+
+    async def _results(self, commands: Sequence[Command]) -> list[Any]:
         results: list[Any] = []
-        for c in req.commands:
-            future = asyncio.wrap_future(sim.submit(c))
+        for c in commands:
+            future = asyncio.wrap_future(self.server.sim.submit(c))
             try:
                 results.append(await asyncio.wait_for(future, REPLY_TIMEOUT))
             except (CommandError, ValueError, asyncio.TimeoutError) as exc:
                 results.append(exc)
-        self.send("RES", pc.set_reply(req, sim.time, results))
+        return results
 
     def _viewpoint(self, cmd: g.Set) -> None:
         # SET {Type Camera} {Robot r} [{Name c}] [{Client ip}]: image client ip (default: this

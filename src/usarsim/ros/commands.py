@@ -12,9 +12,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from usarsim.sim.body import BodySpec
 from usarsim.sim.catalogue import DriveSpec, JointGroupSpec
-from usarsim.sim.commands import AckermannDrive, AerialDrive, Command, JointTargets, WheelDrive
+from usarsim.sim.commands import (AckermannDrive, AerialDrive, BlimpDrive, Command, JointTargets, NauticDrive,
+                                  OmniDrive, WheelDrive)
 from usarsim.sim.drives import bicycle_steer, clamp, twist_to_wheel_speeds
+from usarsim.sim.drives.omni import twist_to_wheels
+from usarsim.sim.drives.vehicle import wheel_positions
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import RobotSpec
@@ -28,8 +32,10 @@ def _finite(values: Iterable[float], what: str) -> list[float]:
 
 
 def twist_to_command(robot: str, linear: Sequence[float], angular: Sequence[float], spec: DriveSpec,
-                     accepts: Sequence[type[Command]]) -> Command:
-    """geometry_msgs/Twist (linear xyz m/s, angular xyz rad/s, body FLU) -> a drive command."""
+                     accepts: Sequence[type[Command]], body: BodySpec | None = None) -> Command:
+    """geometry_msgs/Twist (linear xyz m/s, angular xyz rad/s, body FLU) -> a drive command.
+
+    ``body`` gives the omni drive its wheel positions."""
     vx, vy, vz = _finite(linear, "linear velocity")
     _, _, wz = _finite(angular, "angular velocity")
     if WheelDrive in accepts:
@@ -46,7 +52,34 @@ def twist_to_command(robot: str, linear: Sequence[float], angular: Sequence[floa
     if AerialDrive in accepts:
         return AerialDrive(robot, linear=_limit(vx, spec.max_linear_speed), lateral=_limit(vy, spec.max_lateral_speed),
                            altitude=_limit(vz, spec.max_altitude_speed), yaw_rate=_limit(wz, spec.max_yaw_rate))
+    if NauticDrive in accepts:
+        return twist_to_nautic(robot, vx, vz, wz, spec)
+    if BlimpDrive in accepts:
+        return twist_to_blimp(robot, vx, vz, wz, spec)
+    if OmniDrive in accepts and body is not None:
+        positions = wheel_positions(body)
+        xy = [positions[j][:2] for j in spec.steered_wheels]
+        return OmniDrive(robot, tuple(twist_to_wheels(vx, vy, wz, xy, spec)))
     raise ValueError("this robot cannot be driven with cmd_vel")
+
+
+def twist_to_nautic(robot: str, vx: float, vz: float, wz: float, spec: DriveSpec) -> NauticDrive:
+    """Submarine: linear.x -> propeller (v / pitch), angular.z -> rudder atan(lever * w / v) (the
+    bicycle model with the fin lever as wheelbase), linear.z -> stern plane at the climb angle atan(vz / vx)."""
+    if spec.propeller_pitch <= 0:
+        raise ValueError("robot has no propeller pitch for cmd_vel")
+    propeller = clamp(vx / spec.propeller_pitch, spec.max_propeller)
+    rudder = bicycle_steer(vx, wz, spec.fin_lever, spec.max_rudder)
+    stern = clamp(math.atan(vz / vx), spec.max_stern_plane) if abs(vx) > 1e-6 else 0.0
+    return NauticDrive(robot, propeller, rudder, stern)
+
+
+def twist_to_blimp(robot: str, vx: float, vz: float, wz: float, spec: DriveSpec) -> BlimpDrive:
+    """Blimp: the thrust bars point along (linear.x, linear.z), thrust = its length; angular.z -> yaw rate."""
+    sign = 1.0 if vx >= 0 else -1.0
+    angle = clamp(math.atan2(sign * vz, sign * vx), spec.max_xz_angle)
+    thrust = _limit(sign * math.hypot(vx, vz), spec.max_linear_speed)
+    return BlimpDrive(robot, angle, thrust, _limit(wz, spec.max_yaw_rate))
 
 
 def _limit(value: float, limit: float) -> float:
@@ -112,4 +145,5 @@ def joint_state_command(robot: str, spec: "RobotSpec", names: Sequence[str], pos
     return out
 
 
-__all__ = ["group_command", "joint_state_command", "trajectory_command", "twist_to_command"]
+__all__ = ["group_command", "joint_state_command", "trajectory_command", "twist_to_blimp", "twist_to_command",
+           "twist_to_nautic"]

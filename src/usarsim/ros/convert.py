@@ -34,6 +34,7 @@ from visualization_msgs.msg import Marker
 
 from usarsim import rotations
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
+from usarsim.ros import motion_sensors
 from usarsim.ros.markers import rfid_marker, trace_marker, victim_marker
 from usarsim.ros.stamps import set_header, stamp
 from usarsim.sim import readings as rd
@@ -550,6 +551,8 @@ ROS_FORMS: dict[type, RosForm] = {
     rd.EncoderReading: RosForm(_nothing, covered_by="joint_states"),
     rd.MissionPackageState: RosForm(_nothing, covered_by="joint_states"),
 }
+ROS_FORMS.update({reading_type: RosForm(converter, lambda n, t, s, topics=topics: topics(n, s))
+                  for reading_type, (converter, topics) in motion_sensors.FORMS.items()})
 
 
 def sensor_form(sensor_type: str) -> RosForm:

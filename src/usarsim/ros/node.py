@@ -484,7 +484,8 @@ class UsarsimNode(Node):
             if bridge.driving and now - bridge.last_cmd > self._timeout:
                 bridge.driving = False
                 self._submit(bridge, twist_to_command(bridge.robot.name, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0),
-                                                      bridge.robot.spec.drive, bridge.accepts), "cmd_vel timeout stop")
+                                                      bridge.robot.spec.drive, bridge.accepts, bridge.robot.spec.body),
+                             "cmd_vel timeout stop")
         if len(self.sim.robots) != len(self._bridges):  # spawned or removed by another front door
             for name in self.sim.robots.keys() - self._bridges.keys():
                 self._bridge(name)
@@ -554,7 +555,7 @@ class UsarsimNode(Node):
         lin, ang = msg.linear, msg.angular
         try:
             cmd = twist_to_command(bridge.robot.name, (lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z),
-                                   bridge.robot.spec.drive, bridge.accepts)
+                                   bridge.robot.spec.drive, bridge.accepts, bridge.robot.spec.body)
         except (ValueError, CommandError) as exc:
             self._log.warning(f"{bridge.robot.name}: ignoring cmd_vel: {exc}")
             return

@@ -59,7 +59,8 @@ class SensorSpec:
 class DriveSpec:
     """Mobility model and its limits."""
 
-    type: Literal["skid", "differential", "tracked", "ackermann", "aerial", "legged", "none"]
+    type: Literal["skid", "differential", "tracked", "ackermann", "aerial", "legged", "none", "nautic", "blimp",
+                  "omni"]
     wheel_radius: float = 0.0
     wheel_separation: float = 0.0  # lateral distance between left and right wheel centres
     # Skid steering: the track width that turns wheel speeds into the body's yaw rate on a flat
@@ -81,6 +82,17 @@ class DriveSpec:
     max_altitude_speed: float = 0.0
     max_yaw_rate: float = 0.0  # rad/s
     response_time: float = 0.3  # s, first-order lag of aerial velocity control
+    max_propeller: float = 0.0  # rad/s (nautic)
+    propeller_pitch: float = 0.0  # m of advance per propeller turn (nautic)
+    max_rudder: float = 0.0  # rad (nautic)
+    max_stern_plane: float = 0.0  # rad (nautic)
+    rudder_area: float = 0.0  # m^2 (nautic)
+    stern_plane_area: float = 0.0  # m^2 (nautic)
+    fin_lever: float = 0.0  # m behind the centre where rudder and stern plane act (nautic)
+    max_xz_angle: float = 0.0  # rad, thrust-vectoring limit (blimp)
+    steered_wheels: list[str] = field(default_factory=list)  # omni: WheelNumber 0, 1, ... in this order
+    steer_joints: list[str] = field(default_factory=list)  # omni: the knuckle of each steered wheel
+    max_steer: float = 0.0  # rad (omni)
 
     @property
     def track_width(self) -> float:

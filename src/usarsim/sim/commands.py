@@ -72,6 +72,38 @@ class AerialDrive(Command):
 
 
 @dataclass(frozen=True)
+class NauticDrive(Command):
+    """Submarine: propeller spin (rad/s, + forward), rudder (rad, + turns left), stern plane (rad, + rises).
+
+    None keeps the current value (a DRIVE may set only some of the three)."""
+
+    propeller: float | None = None
+    rudder: float | None = None
+    stern_plane: float | None = None
+    normalized: bool = False
+
+
+@dataclass(frozen=True)
+class BlimpDrive(Command):
+    """Blimp: thrust-bar angle (rad, + tilts the thrust up), thrust speed (m/s) along it, yaw rate (rad/s, + left).
+
+    None keeps the current value."""
+
+    xz_angle: float | None = None
+    thrust: float | None = None
+    yaw_rate: float | None = None
+    normalized: bool = False
+
+
+@dataclass(frozen=True)
+class OmniDrive(Command):
+    """Omni drive: per wheel number, spin (rad/s) and steer angle (rad, + left); None keeps the value."""
+
+    wheels: tuple[tuple[int, float | None, float | None], ...] = ()
+    normalized: bool = False
+
+
+@dataclass(frozen=True)
 class SetLight(Command):
     """Headlight on/off."""
 
@@ -106,12 +138,25 @@ class Flip(Command):
 class JointTargets(Command):
     """Targets for named joints. order 0: position (rad/m), 1: velocity, 2: effort.
 
-    ``relative`` adds the value to the current position (SET Joint Angle).
+    ``relative`` adds the value to the current position (SET Joint Angle); ``steer`` turns the
+    joint that steers each named wheel (its knuckle) to the value instead (DRIVE {Name} {Steer}).
     """
 
     targets: dict[str, float] = field(default_factory=dict)
     order: int = 0
     relative: bool = False
+    steer: bool = False
+
+
+@dataclass(frozen=True)
+class ReachPose(Command):
+    """Move a joint group so its end link reaches a pose (base_link frame, REP-103; MISPKG terminal pose).
+
+    ``rpy`` None leaves the orientation free. Fails without moving when the pose is out of reach."""
+
+    package: str = ""
+    position: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)

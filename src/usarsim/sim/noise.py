@@ -125,3 +125,32 @@ def noise_source(seed: int, robot: str, sensor: str, enabled: bool = True) -> np
     """A sensor's noise generator: its seeded stream, or ``NoNoise`` over that stream when noise is off."""
     rng = sensor_rng(seed, robot, sensor)
     return rng if enabled else NoNoise(rng)
+
+
+class DriftingChannel:
+    """A MEMS-style inertial channel (gyroscope, accelerometer): the true signal through a first-order
+    low-pass of ``bandwidth`` Hz, plus a bias doing a random walk of ``bias_drift`` units/sqrt(s) from
+    ``initial_bias``, plus white noise of ``sigma``. ``bandwidth`` 0 passes the signal unfiltered."""
+
+    def __init__(self, bandwidth: float, bias_drift: float, sigma: float, initial_bias: float = 0.0,
+                 axes: int = 3) -> None:
+        self.bandwidth = bandwidth
+        self.bias_drift = bias_drift
+        self.sigma = sigma
+        self.state: np.ndarray | None = None
+        self.bias = np.full(axes, float(initial_bias))
+
+    def __call__(self, value: Sequence[float], dt: float, rng: np.random.Generator) -> np.ndarray:
+        """The measured value after ``dt`` seconds more of the true ``value``."""
+        true = np.asarray(value, dtype=float)
+        if self.state is None:
+            self.state = true.copy()
+        elif self.bandwidth > 0:
+            alpha = 1.0 - np.exp(-2.0 * np.pi * self.bandwidth * dt)
+            self.state = self.state + alpha * (true - self.state)
+        else:
+            self.state = true.copy()
+        draws = rng.standard_normal((2, true.size))
+        if self.bias_drift > 0 and dt > 0:
+            self.bias = self.bias + self.bias_drift * np.sqrt(dt) * draws[0]
+        return self.state + self.bias + self.sigma * draws[1]

@@ -179,6 +179,8 @@ class RobotState(Reading):
     light_intensity: int
     front_steer: float
     rear_steer: float
+    rudder: float = 0.0  # rad, +left (nautic vehicles)
+    stern_plane: float = 0.0  # rad, +rise (nautic vehicles)
     kind: ClassVar[str] = "State"
 
 
@@ -295,3 +297,61 @@ class PointCloudReading(Reading):
     rows: int = 0  # vertical steps; points[r * columns + c]
     columns: int = 0  # horizontal steps
     kind: ClassVar[str] = "RangeScanner3D"
+
+
+@dataclass(frozen=True)
+class DepthReading(Reading):
+    """Depth below the water surface (m, positive down) and the water pressure there (Pa, gauge)."""
+
+    depth: float
+    pressure: float
+    variance: float
+    kind: ClassVar[str] = "Depth"
+
+
+@dataclass(frozen=True)
+class CompassReading(Reading):
+    """Heading to magnetic north (rad, clockwise, 0..2 pi) and the field in the sensor frame (tesla)."""
+
+    heading: float
+    magnetic_field: Vec3
+    heading_variance: float
+    field_variance: float
+    kind: ClassVar[str] = "Compass"
+
+
+@dataclass(frozen=True)
+class AccelerometerReading(Reading):
+    """Specific force along the sensor's axes (m/s^2; at rest +g on the up axis)."""
+
+    linear_acceleration: Vec3
+    variance: float
+    kind: ClassVar[str] = "Accelerometer"
+
+
+@dataclass(frozen=True)
+class GyroscopeReading(Reading):
+    """Angular rate about the sensor's axes (rad/s)."""
+
+    angular_velocity: Vec3
+    variance: float
+    kind: ClassVar[str] = "Gyroscope"
+
+
+@dataclass(frozen=True)
+class VelocimeterReading(Reading):
+    """Velocity over ground along the sensor's axes (m/s)."""
+
+    linear_velocity: Vec3
+    variance: float
+    kind: ClassVar[str] = "Velocimeter"
+
+
+@dataclass(frozen=True)
+class InclinometerReading(Reading):
+    """Roll and pitch of the sensor against gravity (rad, REP-103)."""
+
+    roll: float
+    pitch: float
+    variance: float
+    kind: ClassVar[str] = "Inclinometer"

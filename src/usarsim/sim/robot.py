@@ -11,8 +11,10 @@ import pybullet as p
 
 from usarsim import rotations
 from usarsim.sim import noise
+from usarsim.sim.body import wheel_link_name
 from usarsim.sim.catalogue import JointGroupSpec, JointLinkSpec, Mount, RobotSpec
-from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, SensorCommand, SetLight, SetTrace)
+from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, ReachPose, SensorCommand, SetLight,
+                                  SetTrace)
 from usarsim.sim.drives import Drive, drive_for
 from usarsim.sim.environment import SensorEnvironment
 from usarsim.sim.readings import JointStateReading, MissionPackageState, Reading, RobotState
@@ -37,14 +39,17 @@ class BaseState:
 class JointGroup:
     """A named group of joints driven together (flippers, arm, pan-tilt, gripper)."""
 
-    def __init__(self, robot: "Robot", spec: JointGroupSpec) -> None:
+    def __init__(self, robot: "Robot", spec: JointGroupSpec, hold: bool = True) -> None:
+        """``hold``: put the joints at their initial values and hold them there (False for a joint
+        that another part drives until a joint command arrives, such as a wheel)."""
         self.robot = robot
         self.spec = spec
         self.indices = [robot.joint_index(link.joint) for link in spec.links]
         self.targets = [link.initial for link in spec.links]
         for link, index, target in zip(spec.links, self.indices, self.targets):
-            robot.reset_joint(index, target)
-            self._position(link, index, target)
+            if hold:
+                robot.reset_joint(index, target)
+                self._position(link, index, target)
 
     def link(self, number: int) -> tuple[JointLinkSpec, int]:
         """The (spec, joint index) of link ``number`` (1-based)."""
@@ -100,10 +105,13 @@ class Robot:
             self._joints[info[1].decode()] = i
             self._links[info[12].decode()] = i
         self._fixed_parents = {link.name: link for link in spec.body.links if link.joint_type == "fixed"}
+        # PyBullet reports the base's centre of mass; merged fixed links with mass move it off base_link.
+        self._base_com = np.array(p.getDynamicsInfo(body_id, -1, physicsClientId=client)[3])
         self._state: BaseState | None = None
         self._configure_dynamics()
         self.drive: Drive = drive_for(self)
         self.joint_groups = {g.name: JointGroup(self, g) for g in spec.joint_groups}
+        self._loose_joints: dict[str, JointGroup] = {}  # joints outside any group, made on first command
         self._moving_joints = [(n, i) for n, i in self._joints.items()
                                if p.getJointInfo(body_id, i, physicsClientId=client)[2] != p.JOINT_FIXED]
         self.light_on = False
@@ -197,7 +205,10 @@ class Robot:
     def link_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a link frame (merged fixed links resolved)."""
         if link == BASE_LINK:
-            return self.base.position, self.base.rotation
+            base = self.base
+            if not self._base_com.any():
+                return base.position, base.rotation
+            return base.position - base.rotation @ self._base_com, base.rotation
         if link in self._links:
             state = p.getLinkState(self.body_id, self._links[link], computeForwardKinematics=True,
                                    physicsClientId=self.client)
@@ -208,6 +219,40 @@ class Robot:
         parent_pos, parent_rot = self.link_pose(fixed.parent)
         offset = _fixed_rotation(tuple(fixed.rpy))
         return parent_pos + parent_rot @ np.array(fixed.xyz), parent_rot @ offset
+
+    def physical_link(self, link: str) -> int:
+        """PyBullet link index carrying ``link`` (fixed links are merged into their parents)."""
+        while link not in self._links:
+            fixed = self._fixed_parents.get(link)
+            if fixed is None:
+                raise CommandError(f"{self.spec.class_name} has no link '{link}'")
+            link = fixed.parent
+        return self._links[link]
+
+    def link_motion(self, link: str) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(PyBullet index, frame position, frame rotation, centre-of-mass velocity, angular velocity,
+        centre of mass) of a link, all in the world frame."""
+        index = self.physical_link(link)
+        position, rotation = self.link_pose(link)
+        if index == -1:
+            base = self.base
+            return index, position, rotation, base.linear_velocity, base.angular_velocity, base.position
+        state = p.getLinkState(self.body_id, index, computeLinkVelocity=1, physicsClientId=self.client)
+        return index, position, rotation, np.array(state[6]), np.array(state[7]), np.array(state[0])
+
+    def spec_link_origin_z(self, link: str) -> float:
+        """Height of a link's origin above base_link at zero joint angles (the catalogue's offsets summed)."""
+        by_name = {spec.name: spec for spec in self.spec.body.links}
+        wheels = {wheel_link_name(w.joint): w for w in self.spec.body.wheels}
+        z = 0.0
+        while link != BASE_LINK:
+            if link in wheels:
+                z, link = z + wheels[link].xyz[2], wheels[link].parent
+            elif link in by_name:
+                z, link = z + by_name[link].xyz[2], by_name[link].parent
+            else:
+                break
+        return z
 
     def mount_pose(self, mount: Mount) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a device mounted at ``mount``."""
@@ -228,6 +273,8 @@ class Robot:
             self.set_joints(cmd)
         elif isinstance(cmd, SensorCommand):
             return self.device_command(cmd)
+        elif isinstance(cmd, ReachPose):
+            return self.reach(cmd)
         elif isinstance(cmd, self.drive.accepts):
             self.drive.apply(cmd)
         else:
@@ -238,6 +285,7 @@ class Robot:
         """Drive named joints (any group) or group links given as '<Group>:<link number>'."""
         plan = []
         for key, value in cmd.targets.items():
+            key = self.steer_joint(key) if cmd.steer else key
             plan.append((*self._resolve_joint(key), value))  # validate all before moving any
         for group, number, value in plan:
             group.command(number, value, cmd.order, cmd.relative)
@@ -257,9 +305,44 @@ class Robot:
             for n, link in enumerate(group.spec.links, start=1):
                 if link.joint == key:
                     return group, n
-        known = [link.joint for g in self.joint_groups.values() for link in g.spec.links]
-        raise CommandError(f"robot '{self.name}' has no controllable joint '{key}' "
-                           f"(joints: {', '.join(known) or 'none'})")
+        if any(name == key for name, _ in self._moving_joints):
+            if key not in self._loose_joints:
+                group_spec = JointGroupSpec(key, "mission_package", [loose_joint_spec(self.spec, key)])
+                self._loose_joints[key] = JointGroup(self, group_spec, hold=False)
+            return self._loose_joints[key], 1
+        known = [name for name, _ in self._moving_joints]
+        raise CommandError(f"robot '{self.name}' has no joint '{key}' (joints: {', '.join(known) or 'none'})")
+
+    def steer_joint(self, joint: str) -> str:
+        """The joint that steers ``joint``: a wheel's knuckle (its parent link's revolute joint), else itself."""
+        wheel = next((w for w in self.spec.body.wheels if w.joint == joint), None)
+        if wheel is not None:
+            knuckle = next((link for link in self.spec.body.links if link.name == wheel.parent), None)
+            if knuckle is not None and knuckle.joint_type == "revolute":
+                return knuckle.joint_name
+        return joint
+
+    def moving_joints(self) -> list[tuple[str, int]]:
+        """(name, PyBullet index) of every non-fixed joint."""
+        return list(self._moving_joints)
+
+    def reach(self, cmd: ReachPose) -> CommandResult:
+        """Solve a joint group's end pose by inverse kinematics and drive its links there."""
+        from usarsim.sim import reach  # local: the solver's client is made only when used
+
+        group = self.joint_groups.get(cmd.package)
+        if group is None:
+            raise CommandError(f"robot '{self.name}' has no joint group '{cmd.package}' "
+                               f"(groups: {', '.join(self.joint_groups) or 'none'})")
+        solution = reach.solver_for(self.spec).solve(group.spec, reach.robot_joint_positions(self), cmd.position,
+                                                     cmd.rpy)
+        fields = (("Error", round(solution.position_error, 4)),)
+        if not solution.reached:
+            return CommandResult(False, fields, f"pose out of reach of {cmd.package} "
+                                                f"(closest {solution.position_error:.3f} m away)")
+        for number, value in enumerate(solution.values, start=1):
+            group.command(number, value, 0)
+        return CommandResult(True, fields)
 
     def device_command(self, cmd: SensorCommand) -> CommandResult:
         """Route an opcode to the named sensor or effecter."""
@@ -307,12 +390,14 @@ class Robot:
             return trail
         self.next_state_time = max(self.next_state_time + self.spec.msg_period, now)
         front, rear = self.drive.steer_angles()
+        rudder, stern_plane = self.drive.fin_angles()
         head: dict[str, Any] = {"time": now, "robot": self.name, "frame": BASE_LINK}
         out: list[Reading] = [RobotState(sensor="State", vehicle_type=self.spec.vehicle_type,
                                          battery=self.battery_left(), battery_life=self.spec.battery_life,
                                          light_on=self.light_on,
                                          light_intensity=self.spec.light_intensity if self.light_on else 0,
-                                         front_steer=front, rear_steer=rear, **head)]
+                                         front_steer=front, rear_steer=rear, rudder=rudder,
+                                         stern_plane=stern_plane, **head)]
         if self._moving_joints:
             states = p.getJointStates(self.body_id, [i for _, i in self._moving_joints], physicsClientId=self.client)
             out.append(JointStateReading(sensor="JointState", names=tuple(n for n, _ in self._moving_joints),
@@ -372,6 +457,17 @@ class Robot:
         self._next_sample = now
         for s in self.sensors:
             s.on_spawned(now)
+
+
+def loose_joint_spec(spec: RobotSpec, joint: str) -> JointLinkSpec:
+    """Limits of a joint outside every joint group, from the body: wheels spin freely at the
+    drive's speed and torque limits, other links keep their URDF limits."""
+    if any(w.joint == joint for w in spec.body.wheels):
+        return JointLinkSpec(joint, "continuous", 1.0, 0.0, max(spec.drive.max_wheel_speed, 1.0), spec.drive.max_torque)
+    link = next(link for link in spec.body.links if link.joint_name == joint)
+    kind = link.joint_type if link.joint_type in ("revolute", "prismatic", "continuous") else "revolute"
+    lower, upper = (1.0, 0.0) if kind == "continuous" else (link.lower, link.upper)
+    return JointLinkSpec(joint, kind, lower, upper, link.velocity, link.effort)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=1024)

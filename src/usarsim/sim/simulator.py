@@ -389,6 +389,7 @@ class Simulator:
             self._apply_commands()
             for robot in self.robots.values():
                 robot.update(self.dt)
+            self.world.water.apply(self.robots.values())
             p.stepSimulation(physicsClientId=self.client)
             self.ticks += 1
             if self.ticks % HOLD_PARKED_TICKS == 0:

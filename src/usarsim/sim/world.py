@@ -20,6 +20,7 @@ from usarsim import rotations
 from usarsim.config_loading import ConfigError, confined_path, load_dataclass
 from usarsim.paths import share_dir
 from usarsim.sim.commands import CommandError
+from usarsim.sim.fluid import Water, water_volumes
 from usarsim.sim.victims import Victim, VictimSpec, build_victim
 from usarsim.sim.lighting import INDOOR_SKY, OUTDOOR_SKY
 from usarsim.sim.terrain import GeoPoint, TerrainSpec, build_terrain, load_heights
@@ -142,6 +143,7 @@ class WorldSpec:
     sky: tuple[float, float, float] | None = None  # RGB 0..1 behind everything; default by `outdoor`
     map_resolution: float = 0.05  # m per pixel of the world's Nav2 map (`usarsim map`); coarser for large outdoor worlds
     air_density: float = AIR_DENSITY  # kg/m^3 outside water (what a blimp's envelope displaces)
+    magnetic_declination: float = 0.0  # rad, magnetic north east of true north (compass sensors)
     # Where the file's arena sits in the world frame: added to every position in the file, so
     # that an arena keeps its own coordinates and USARSim's map coordinates still hold.
     placement: Vec3 = (0.0, 0.0, 0.0)
@@ -333,6 +335,7 @@ class BuiltWorld:
         self.colors = {b: build_color(item) for b, item in zip(self.static_ids, spec.static)}
         self.glass = {b: self.colors[b][3] for b, s in self._surfaces.items() if s == "transparent"}
         self.fences = {b for b, s in self._surfaces.items() if s == "mesh_fence"}
+        self.water = Water(water_volumes(spec), spec.gravity)  # pushes on robots (sim/fluid.py)
         # IR passes through glass (sensors.md): rays of IR sensors ignore these bodies
         self.ray_ignore_ids = frozenset(b for b, s in self._surfaces.items() if s == "transparent")
         self.terrain_id: int | None = None

@@ -147,20 +147,23 @@ class MultiDrive:
 
 @dataclass(frozen=True)
 class MisPkg:
-    """MISPKG: move links of a mission package."""
+    """MISPKG: move links of a mission package, or (terminal-pose mode, an extension) give the
+    package's end link a ``Location`` (m) and optional ``Rotation`` (rad) in the robot frame."""
 
     name: str
     links: tuple[MisPkgLink, ...]
+    location: Vec3 | None = None
+    rotation: Vec3 | None = None
     word: ClassVar[str] = "MISPKG"
 
     def segments(self) -> list[PairIn]:
-        """Name, then Link/Value/Order per link (Order only when not 0)."""
+        """Name, then Link/Value/Order per link (Order only when not 0), or Location/Rotation."""
         out: list[PairIn] = [("Name", self.name)]
         for link in self.links:
             out += [("Link", link.link), ("Value", link.value)]
             if link.order != 0:
                 out.append(("Order", link.order))
-        return out
+        return out + _present([("Location", self.location), ("Rotation", self.rotation)])
 
 
 @dataclass(frozen=True)
@@ -324,9 +327,15 @@ def _parse_mispkg(line: Line) -> MisPkg:
             raise ProtocolError(f"{{Link {number}}} has no {{Value ...}}")
         order = g.get_int("Order")
         links.append(MisPkgLink(number, value, default_order if order is None else order))
-    if not links:
-        raise ProtocolError("missing {Link n} {Value v}")
-    return MisPkg(name=name, links=tuple(links))
+    location = line.get_vector("Location")
+    rotation = line.get_vector("Rotation")
+    if location is not None and links:
+        raise ProtocolError("give either {Link n} {Value v} groups or a terminal {Location x,y,z}, not both")
+    if rotation is not None and location is None:
+        raise ProtocolError("{Rotation r,p,y} needs a terminal {Location x,y,z}")
+    if not links and location is None:
+        raise ProtocolError("missing {Link n} {Value v} (or a terminal {Location x,y,z})")
+    return MisPkg(name=name, links=tuple(links), location=location, rotation=rotation)
 
 
 def _parse_set(line: Line) -> Set:
@@ -384,7 +393,7 @@ _PARAM_NAMES: dict[str, tuple[str, ...]] = {
     "INIT": ("ClassName", "Name", "Location", "Rotation", "Start"),
     "DRIVE": tuple(w for _, w, _ in _DRIVE_FIELDS) + ("WheelNumber", "WheelSpeed", "WheelSteer"),
     "MULTIDRIVE": (),
-    "MISPKG": ("Name", "Link", "Value", "Order"),
+    "MISPKG": ("Name", "Link", "Value", "Order", "Location", "Rotation"),
     "MISSPKG": ("Name", "Link", "Value", "Order"),
     "SET": ("Type", "Name", "Opcode", "Params", "FOV", "Config", "Viewport1", "Viewport2",
             "Viewport3", "Viewport4", "Robot", "Client"),

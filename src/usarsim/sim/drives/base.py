@@ -78,12 +78,27 @@ class Drive:
         """Current (front, rear) steer angles, rad."""
         return (0.0, 0.0)
 
+    def fin_angles(self) -> tuple[float, float]:
+        """Current (rudder +left, stern plane +rise) angles of a nautic vehicle, rad."""
+        return (0.0, 0.0)
+
     def stop(self) -> None:
         """Command zero motion."""
 
     def power(self) -> float:
         """Mechanical power drawn by the drive now (W), for the battery model."""
         return 0.0
+
+
+def undamped_mass(robot: "Robot") -> float:
+    """Total mass of a robot's links, switching PyBullet's velocity damping off on each: for drives
+    whose own model (fluid drag) stands for the damping."""
+    client, body = robot.client, robot.body_id
+    total = 0.0
+    for link in [-1, *range(p.getNumJoints(body, physicsClientId=client))]:
+        total += p.getDynamicsInfo(body, link, physicsClientId=client)[0]
+        p.changeDynamics(body, link, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
+    return float(total)
 
 
 @DRIVES.register("skid", "differential")
@@ -210,8 +225,20 @@ class YawRateLoop:
 
 @DRIVES.register("legged", "none")
 class NoDrive(Drive):
-    """Robots moved only joint by joint (legged) or not at all."""
+    """Robots moved only joint by joint (legged) or not at all.
+
+    A foot (the link a leg group's last joint moves) keeps its contact points as friction anchors,
+    like a rubber sole: otherwise the contact solver lets a standing robot creep a few millimetres
+    a minute.
+    """
+
+    def __init__(self, robot: "Robot") -> None:
+        super().__init__(robot)
+        for group in robot.spec.joint_groups:
+            if group.kind == "legs" and group.links:
+                p.changeDynamics(robot.body_id, robot.joint_index(group.links[-1].joint), frictionAnchor=1,
+                                 physicsClientId=robot.client)
 
 
 __all__ = ["Drive", "NoDrive", "SkidSteerDrive", "YawRateLoop", "bicycle_steer", "clamp", "denormalize",
-           "twist_to_wheel_speeds", "wheel_speeds_to_twist"]
+           "twist_to_wheel_speeds", "undamped_mass", "wheel_speeds_to_twist"]

@@ -1,0 +1,107 @@
+"""Blimp drive (``drive.type: blimp``): the Passarola's vectored thrust and tail propeller.
+
+- Buoyancy: the envelope is trimmed neutral (as a blimp is ballasted), so a lift equal to
+  the robot's weight acts at the centre of the envelope's volume; the gondola hangs below,
+  which keeps the blimp level like a pendulum.
+- Aerodynamic drag: the fluid model of ``usarsim.sim.fluid`` in air (1.204 kg/m^3) on every
+  shape of the body.
+- Thrust: the two side propellers push along the thrust bars, tilted ``XZAngle`` up from the
+  body x axis. ``ThrustPropeller`` is the speed (m/s) they drive the blimp at along that
+  direction: the force is the drag at that speed plus a speed loop (mass / 1 s).
+- Tail propeller: a yaw torque holding the commanded yaw rate (drag at that rate plus a
+  rate loop on the yaw inertia).
+With an empty battery the propellers stop; the blimp stays afloat and drifts to rest.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pybullet as p
+
+from usarsim.sim.commands import BlimpDrive, Command
+from usarsim.sim.drives.base import Drive, clamp, denormalize, undamped_mass
+from usarsim.sim.drives.registry import DRIVES
+from usarsim.sim.fluid import AIR_DENSITY, FluidBody, rigid_drag, robot_elements
+
+if TYPE_CHECKING:
+    from usarsim.sim.robot import Robot
+
+SPEED_TIME = 1.0  # s, thrust speed loop
+YAW_TIME = 0.5  # s, tail-propeller rate loop
+
+
+def thrust_direction(rotation: np.ndarray, xz_angle: float) -> np.ndarray:
+    """World direction of the thrust bars: body x tilted up by ``xz_angle`` about body y."""
+    return math.cos(xz_angle) * rotation[:, 0] + math.sin(xz_angle) * rotation[:, 2]
+
+
+@DRIVES.register("blimp")
+class BlimpFlightDrive(Drive):
+    """Neutral buoyancy, air drag, vectored thrust and a yaw propeller."""
+
+    accepts = (BlimpDrive,)
+
+    def __init__(self, robot: "Robot") -> None:
+        super().__init__(robot)
+        client, body = robot.client, robot.body_id
+        self.mass = undamped_mass(robot)  # drag comes from the fluid model
+        self.elements = robot_elements(robot)
+        self.fluid = FluidBody(robot)
+        # Lift acts straight above the centre of mass (the ballast is trimmed so), at the envelope's height.
+        envelope = max(self.elements, key=lambda e: e.volume)
+        env_position, _ = robot.link_pose(envelope.link)
+        base = robot.base
+        centre = env_position + base.rotation @ np.array(envelope.offset)
+        self.lift_height = float(base.rotation[:, 2] @ (centre - base.position))
+        self.yaw_inertia = float(p.getDynamicsInfo(body, -1, physicsClientId=client)[2][2])
+        self.yaw_inertia += self.mass * (robot.spec.dimensions[0] ** 2) / 12.0
+        self.command = [0.0, 0.0, 0.0]  # xz angle rad, thrust m/s, yaw rate rad/s (+left)
+        self.thrust = 0.0
+
+    def apply(self, cmd: Command) -> None:
+        if not isinstance(cmd, BlimpDrive):
+            super().apply(cmd)
+            return
+        s = self.spec
+        convert = denormalize if cmd.normalized else clamp
+        limits = (s.max_xz_angle, s.max_linear_speed, s.max_yaw_rate)
+        for i, (value, limit) in enumerate(zip((cmd.xz_angle, cmd.thrust, cmd.yaw_rate), limits)):
+            if value is not None:
+                self.command[i] = convert(value, limit)
+
+    def stop(self) -> None:
+        self.command[1] = self.command[2] = 0.0
+
+    def update(self, dt: float) -> None:
+        robot = self.robot
+        gravity = robot.env.gravity
+        # air drag on every shape, no air buoyancy (the trim below stands for the lifting gas)
+        self.fluid.apply(AIR_DENSITY, gravity, lambda c: math.inf, lambda c: np.zeros(3), scale_buoyancy=0.0)
+        client, body = robot.client, robot.body_id
+        base = robot.base
+        lift_at = base.position + self.lift_height * base.rotation[:, 2]
+        p.applyExternalForce(body, -1, [0.0, 0.0, -self.mass * gravity], lift_at.tolist(), p.WORLD_FRAME,
+                             physicsClientId=client)
+        if robot.battery_left() <= 0.0:
+            self.thrust = 0.0
+            return
+        angle, speed, yaw_rate = self.command
+        direction = thrust_direction(base.rotation, angle)
+        up = base.rotation[:, 2]
+        hold_force, _ = rigid_drag(self.elements, base.rotation, speed * direction, np.zeros(3), AIR_DENSITY)
+        _, hold_torque = rigid_drag(self.elements, base.rotation, np.zeros(3), yaw_rate * up, AIR_DENSITY)
+        along = float(direction @ base.linear_velocity)
+        self.thrust = float(-hold_force @ direction) + self.mass * (speed - along) / SPEED_TIME
+        force = self.thrust * direction
+        p.applyExternalForce(body, -1, force.tolist(), base.position.tolist(), p.WORLD_FRAME, physicsClientId=client)
+        rate = float(up @ base.angular_velocity)
+        torque = (float(-hold_torque @ up) + self.yaw_inertia * (yaw_rate - rate) / YAW_TIME) * up
+        p.applyExternalTorque(body, -1, torque.tolist(), p.WORLD_FRAME, physicsClientId=client)
+
+    def power(self) -> float:
+        return abs(self.thrust) * 2.0
+
+
+__all__ = ["BlimpFlightDrive", "thrust_direction"]

@@ -1,0 +1,36 @@
+"""Accelerometer: specific force along the sensor's axes (m/s^2) with bandwidth and bias drift.
+
+The acceleration is the chassis velocity change since the previous sample (a box average
+over the sample interval) minus gravity, so at rest the up axis reads +9.81.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from usarsim.sim.readings import AccelerometerReading
+from usarsim.sim.sensors.inertial import InertialSensor
+from usarsim.sim.sensors.registry import register
+
+
+@register("Accelerometer")
+class Accelerometer(InertialSensor):
+    """Three-axis accelerometer on the chassis."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._previous = np.zeros(3)
+
+    def on_spawned(self, now: float) -> None:
+        super().on_spawned(now)
+        self._previous = self.robot.base.linear_velocity.copy()
+
+    def read(self, now: float) -> AccelerometerReading:
+        dt = now - self.last_time
+        velocity = self.robot.base.linear_velocity
+        acceleration = (velocity - self._previous) / dt if dt > 0 else np.zeros(3)
+        self._previous = velocity.copy()
+        specific = acceleration - np.array([0.0, 0.0, self.env.gravity])
+        return AccelerometerReading(linear_acceleration=self.measure(self.rotation().T @ specific, now),
+                                    variance=self.variance, **self.header(now))

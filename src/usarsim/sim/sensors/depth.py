@@ -1,0 +1,33 @@
+"""Depth gauge: depth below the surface of the water the sensor is in, and the gauge pressure there."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from usarsim.sim.readings import DepthReading
+from usarsim.sim.sensors.base import CommonParams, Sensor
+from usarsim.sim.sensors.registry import register
+
+
+@dataclass
+class DepthParams(CommonParams):
+    """Sample interval and Gaussian noise (m)."""
+
+    scan_interval: float = 0.2
+    sigma: float = 0.0
+
+
+@register("Depth")
+class DepthGauge(Sensor):
+    """Pressure-based depth: 0 out of the water (and above it)."""
+
+    Params = DepthParams
+
+    def read(self, now: float) -> DepthReading:
+        prm: DepthParams = self.params  # type: ignore[assignment]
+        position = self.robot.mount_pose(self.spec.mount)[0]
+        water = self.env.world.water.at(position)
+        depth = max(0.0, water.depth(position)) if water is not None else 0.0
+        density = water.density if water is not None else 0.0
+        measured = depth + prm.sigma * float(self.rng.standard_normal()) if depth > 0 else 0.0
+        return DepthReading(depth=measured, pressure=density * abs(self.env.gravity) * measured,
+                            variance=prm.sigma ** 2, **self.header(now))

@@ -1,0 +1,49 @@
+"""What the single-quantity motion sensors share (accelerometer, gyroscope, velocimeter,
+inclinometer, compass): noise parameters and the sensor's pose and motion in the world."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from usarsim.sim.noise import DriftingChannel
+from usarsim.sim.sensors.base import CommonParams, Sensor
+
+
+@dataclass
+class InertialParams(CommonParams):
+    """Sample interval, white noise, bandwidth (Hz, 0 = unfiltered) and bias random walk per sqrt(s)."""
+
+    scan_interval: float = 0.02
+    sigma: float = 0.0
+    bandwidth: float = 0.0
+    bias_drift: float = 0.0
+    initial_bias: float = 0.0
+
+
+class InertialSensor(Sensor):
+    """A sensor reading one 3-vector of its own frame through a DriftingChannel."""
+
+    Params = InertialParams
+
+    def on_spawned(self, now: float) -> None:
+        super().on_spawned(now)
+        prm: InertialParams = self.params  # type: ignore[assignment]
+        self.channel = DriftingChannel(prm.bandwidth, prm.bias_drift, prm.sigma, prm.initial_bias)
+        self.last_time = now
+
+    def rotation(self) -> np.ndarray:
+        """The sensor frame's rotation in the world."""
+        return self.robot.mount_pose(self.spec.mount)[1]
+
+    def measure(self, true_value: np.ndarray, now: float) -> tuple[float, float, float]:
+        """The true sensor-frame vector as measured (filtered, biased, noisy)."""
+        dt = max(now - self.last_time, 0.0)
+        self.last_time = now
+        x, y, z = self.channel(true_value, dt, self.rng).tolist()
+        return (x, y, z)
+
+    @property
+    def variance(self) -> float:
+        """White-noise variance reported with each reading."""
+        return float(self.params.sigma) ** 2  # type: ignore[attr-defined]

@@ -1,0 +1,22 @@
+"""Worlds the fleet tests build for themselves: a deep pool with water, and a flat floor with a step."""
+from __future__ import annotations
+
+from usarsim.sim.water import WaterSpec as WaterVolume
+from usarsim.sim.world import FloorSpec, GpsOrigin, StartPose, WorldSpec
+
+POOL_SURFACE = 12.0  # m above the pool floor
+DECLINATION = 0.2  # rad, magnetic north east of true north
+
+
+def pool_world() -> WorldSpec:
+    """A 300 m square pool, 12 m deep, with a magnetic declination for compasses."""
+    return WorldSpec(name="pool", description="test pool", gps_origin=GpsOrigin(45.0, 7.0),
+                     start_poses=[StartPose("Start", (0.0, 0.0, 0.0))],
+                     floor=FloorSpec(size=(300.0, 300.0)), magnetic_declination=DECLINATION,
+                     water=[WaterVolume((0.0, 0.0), (300.0, 300.0), POOL_SURFACE, 0.0)])
+
+
+def dry_world() -> WorldSpec:
+    """A flat floor with a magnetic declination (compass tests)."""
+    return WorldSpec(name="dry", description="test floor", gps_origin=GpsOrigin(45.0, 7.0),
+                     start_poses=[StartPose("Start", (0.0, 0.0, 0.0))], magnetic_declination=DECLINATION)

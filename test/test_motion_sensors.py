@@ -1,0 +1,93 @@
+"""Compass, accelerometer, gyroscope, velocimeter and inclinometer (the SEAR / AutoSim sensors):
+readings at rest and moving, the noise model, SEN lines."""
+import math
+
+import numpy as np
+import pytest
+
+from usarsim.protocol import messages as pm
+from usarsim.sim.commands import AckermannDrive
+from usarsim.sim.noise import DriftingChannel
+from usarsim.sim.readings import (AccelerometerReading, CompassReading, GyroscopeReading, InclinometerReading,
+                                  VelocimeterReading)
+from usarsim.sim.sensors.compass import magnetic_field, magnetic_heading
+from usarsim.sim.sensors.inclinometer import roll_pitch
+from usarsim.sim.simulator import Simulator
+
+from fleet_worlds import DECLINATION, dry_world
+
+
+def last(readings, kind):
+    return [r for r in readings if isinstance(r, kind)][-1]
+
+
+@pytest.fixture(scope="module")
+def drive():
+    out = {}
+    with Simulator(dry_world(), seed=6) as sim:
+        sim.spawn("Cooper", "C", position=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, math.pi / 2))  # facing west
+        out["rest"] = sim.run_for(2.0)
+        sim.submit(AckermannDrive("C", 10.0, 0.0))
+        sim.run_for(4.0)
+        out["moving"] = sim.run_for(1.0)
+    return out
+
+
+def test_at_rest_gravity_up_no_rate_level(drive):
+    accel = last(drive["rest"], AccelerometerReading).linear_acceleration
+    assert accel[2] == pytest.approx(9.81, abs=0.2) and abs(accel[0]) < 0.2 and abs(accel[1]) < 0.2
+    assert max(abs(v) for v in last(drive["rest"], GyroscopeReading).angular_velocity) < 0.02
+    incl = last(drive["rest"], InclinometerReading)
+    assert abs(incl.roll) < 0.02 and abs(incl.pitch) < 0.02
+
+
+def test_compass_heading_uses_the_world_declination(drive):
+    heading = last(drive["rest"], CompassReading).heading
+    assert heading == pytest.approx(3 * math.pi / 2 - DECLINATION, abs=0.03)  # west is 270 deg true
+
+
+def test_velocimeter_reads_forward_speed(drive):
+    v = last(drive["moving"], VelocimeterReading).linear_velocity
+    assert v[0] > 1.0 and abs(v[1]) < 0.2
+
+
+def test_sen_lines(drive):
+    line = pm.format_reading(last(drive["rest"], AccelerometerReading))
+    assert line.startswith("SEN {Type AcceleroMeter} {Name Accel} {ProperAcceleration ")
+    assert ",-9.8" in line  # SAE: z down, so the reaction to gravity reads negative
+    assert pm.format_reading(last(drive["rest"], GyroscopeReading)).startswith("SEN {Type Gyroscope} {Name Gyro} {AngularVel ")
+    assert "{Heading 4.5" in pm.format_reading(last(drive["rest"], CompassReading))
+    incl = pm.format_reading(last(drive["rest"], InclinometerReading))
+    assert incl.startswith("SEN {Type Inclinometer} {Name Inclinometer} {Roll ")
+    vel = pm.format_reading(last(drive["moving"], VelocimeterReading))
+    assert vel.startswith("SEN {Type Velocimeter} {Name Velocimeter} {Velocity ")
+
+
+def test_drifting_channel_bandwidth_bias_and_determinism():
+    rng = np.random.default_rng(1)
+    filtered = DriftingChannel(bandwidth=1.0, bias_drift=0.0, sigma=0.0)
+    filtered([0.0, 0.0, 0.0], 0.01, rng)
+    out = [filtered([1.0, 0.0, 0.0], 0.01, rng)[0] for _ in range(16)]
+    assert out[-1] == pytest.approx(1.0 - math.exp(-2 * math.pi * 1.0 * 0.16), rel=1e-6)  # first-order step
+    walks = []
+    for seed in range(200):
+        channel = DriftingChannel(bandwidth=0.0, bias_drift=0.1, sigma=0.0)
+        r = np.random.default_rng(seed)
+        for _ in range(100):
+            value = channel([0.0, 0.0, 0.0], 0.01, r)
+        walks.append(value[0])
+    assert np.std(walks) == pytest.approx(0.1 * math.sqrt(1.0), rel=0.15)  # random walk: sigma * sqrt(t)
+    a = DriftingChannel(5.0, 0.01, 0.02)
+    b = DriftingChannel(5.0, 0.01, 0.02)
+    ra, rb = np.random.default_rng(7), np.random.default_rng(7)
+    assert np.array_equal(a([1, 2, 3], 0.02, ra), b([1, 2, 3], 0.02, rb))
+
+
+def test_compass_and_inclinometer_formulas():
+    assert magnetic_heading(np.eye(3), 0.0) == pytest.approx(0.0)
+    assert magnetic_heading(np.eye(3), 0.1) == pytest.approx(2 * math.pi - 0.1)
+    field = magnetic_field(0.0, math.radians(60), 5e-5)
+    assert field[0] > 0 and field[2] < 0 and np.linalg.norm(field) == pytest.approx(5e-5)
+    c, s = math.cos(0.3), math.sin(0.3)
+    pitched = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])  # rotation about y by +0.3: nose down (REP-103)
+    assert roll_pitch(pitched) == pytest.approx((0.0, 0.3))

@@ -1,0 +1,178 @@
+"""Water volumes, the Submarine (propeller, rudder, stern plane) and the Passarola blimp.
+
+Tolerances: the boat placed mid-water, once up to speed (6 s) with the propeller at full spin and
+both fins at zero, keeps its depth within 0.10 m over 10 s; stern plane +0.4 rad raises it by more than 0.3 m in 10 s;
+rudder +0.4 rad (SAE, right) turns it right by more than 0.2 rad in 4 s. The blimp climbs at the
+commanded 1 m/s within 15 % and holds its height within 0.05 m at rest.
+"""
+import math
+
+import numpy as np
+import pybullet as p
+import pytest
+
+from usarsim import frames
+from usarsim.protocol import commands as pc
+from usarsim.protocol import grammar as g
+from usarsim.protocol import messages as pm
+from usarsim.sim.catalogue import load_robot
+from usarsim.sim.commands import BlimpDrive, CommandError, NauticDrive
+from usarsim.sim.drives.nautic import advance_speed, fin_lift
+from usarsim.sim.fluid import element_forces, robot_elements, total_volume, water_at
+from usarsim.sim.water import WaterSpec as WaterVolume
+from usarsim.sim.readings import DepthReading, RobotState
+from usarsim.sim.simulator import Simulator
+
+from fleet_worlds import POOL_SURFACE, pool_world
+
+DEPTH = 5.0
+
+
+def yaw(sim, name):
+    return frames.euler_from_quaternion(sim.ground_truth(name).orientation)[2]
+
+
+@pytest.fixture(scope="module")
+def voyage():
+    """One dive: placed mid-water, cruise level, rise on the stern plane, turn on the rudder."""
+    out = {}
+    with Simulator(pool_world(), seed=3) as sim:
+        robot = sim.spawn("Submarine", "S")
+        p.resetBasePositionAndOrientation(robot.body_id, (0.0, 0.0, POOL_SURFACE - DEPTH), (0, 0, 0, 1),
+                                          physicsClientId=sim.client)
+        robot.invalidate()
+        sim.submit(NauticDrive("S", propeller=6.28))
+        sim.run_for(6.0)  # speeding up pitches the boat for a few seconds
+        out["cruise_start"] = sim.ground_truth("S")
+        readings = sim.run_for(10.0)
+        out["cruise_end"] = sim.ground_truth("S")
+        out["depth"] = [r for r in readings if isinstance(r, DepthReading)][-1]
+        out["state"] = [r for r in readings if isinstance(r, RobotState)][-1]
+        sim.submit(NauticDrive("S", stern_plane=0.4))
+        sim.run_for(10.0)
+        out["risen"] = sim.ground_truth("S")
+        sim.submit(NauticDrive("S", stern_plane=0.0))
+        sim.run_for(6.0)
+        out["yaw_before"] = yaw(sim, "S")
+        sim.submit(NauticDrive("S", rudder=-0.4))  # core +left: this is SAE Rudder +0.4, right
+        readings = sim.run_for(4.0)
+        out["yaw_after"] = yaw(sim, "S")
+        out["turn_state"] = [r for r in readings if isinstance(r, RobotState)][-1]
+        out["robot"] = robot
+    return out
+
+
+def test_depth_held_level_at_full_propeller(voyage):
+    start, end = voyage["cruise_start"].position, voyage["cruise_end"].position
+    assert abs(end[2] - start[2]) < 0.10
+    speed = (end[0] - start[0]) / 10.0
+    assert speed == pytest.approx(advance_speed(6.28, 0.3048), rel=0.1)
+
+
+def test_stern_plane_rises_and_rudder_turns_right(voyage):
+    assert voyage["risen"].position[2] - voyage["cruise_end"].position[2] > 0.3
+    assert frames.wrap_pi(voyage["yaw_before"] - voyage["yaw_after"]) > 0.2  # clockwise from above = right
+
+
+def test_depth_gauge_and_sta_fin_angles(voyage):
+    depth = voyage["depth"]
+    truth = voyage["cruise_end"].position[2]
+    assert depth.depth == pytest.approx(POOL_SURFACE - truth, abs=0.5)
+    assert depth.pressure == pytest.approx(1000.0 * 9.81 * depth.depth)
+    line = pm.format_reading(voyage["turn_state"])
+    assert line.startswith("STA {Type NauticVehicle}") and "{SternPlaneAngle 0.0000}" in line
+    assert "{RudderAngle 0.4000}" in line  # SAE: +right
+
+
+def test_buoyancy_of_an_element_is_archimedes():
+    spec = load_robot("Submarine")
+    hull = next(e for e in robot_elements_of(spec) if e.link == "hull")
+    out = element_forces(hull, np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3), 1000.0, -9.81, 10.0, np.zeros(3))
+    assert out.force[2] == pytest.approx(1000.0 * 9.81 * math.pi * 0.5714 ** 2 * 6.0)
+    half = element_forces(hull, np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3), 1000.0, -9.81, 0.0, np.zeros(3))
+    assert half.force[2] == pytest.approx(out.force[2] / 2.0, rel=1e-6)  # surface at the hull's centre line
+    moving = element_forces(hull, np.zeros(3), np.eye(3), np.array([1.0, 0, 0]), np.zeros(3), 1000.0, -9.81, 10.0,
+                            np.array([1.0, 0, 0]))
+    assert moving.force[0] == pytest.approx(0.0)  # drifting with the current: no drag
+    assert fin_lift(1000.0, 0.2, -1.0, 0.3) < 0 < fin_lift(1000.0, 0.2, 1.0, 0.3)
+
+
+def robot_elements_of(spec):
+    class Stub:  # robot_elements only reads the catalogue body
+        pass
+    stub = Stub()
+    stub.spec = spec
+    return robot_elements(stub)
+
+
+def test_water_volume_depth_and_bounds():
+    pool = WaterVolume((0.0, 0.0), (4.0, 4.0), 2.0, 0.0)
+    assert water_at([pool], (1.0, 1.0, 1.0)) is pool and water_at([pool], (3.0, 0.0, 1.0)) is None
+    assert water_at([pool], (1.0, 1.0, 3.0)) is pool  # above the surface: found, dry parts float
+    assert pool.depth((0.0, 0.0, 0.5)) == pytest.approx(1.5)
+    assert total_volume(robot_elements_of(load_robot("Submarine"))) > 6.0
+
+
+def test_protocol_forms_of_the_submarine():
+    spec = load_robot("Submarine")
+    cmds = pc.drive_commands(g.parse_command("DRIVE {Propeller 1.0} {Rudder 0.523599} {SternPlane 0.1}"), "S", spec)
+    assert cmds == [NauticDrive("S", 1.0, -0.523599, 0.1)]
+    with pytest.raises(pc.Unsupported, match="use {Propeller}"):
+        pc.drive_commands(g.parse_command("DRIVE {Left 1} {Right 1}"), "S", spec)
+    assert pm.geo_robot(spec, "S") == ("GEO {Type NauticVehicle} {Name S} {Dimensions 6.5364,1.1428,1.9929} "
+                                       "{COG 0.0000,0.0000,0.0000}\r\n")
+    assert pm.conf_robot(spec, "S") == ("CONF {Type NauticVehicle} {Name S} {SteeringType Underwater} "
+                                        "{Mass 6411.7000} {MaxRudder 0.4363} {MaxSternPlane 0.4363} "
+                                        "{MaxPropeller 6.2800}\r\n")
+
+
+def test_out_of_water_the_submarine_lies_still():
+    with Simulator("empty") as sim:
+        sim.spawn("Submarine", "S")
+        sim.submit(NauticDrive("S", propeller=6.28))
+        sim.run_for(2.0)
+        assert abs(sim.ground_truth("S").position[0]) < 0.05
+        with pytest.raises(CommandError):
+            sim.submit(NauticDrive("S", propeller=math.nan)).result()
+
+
+@pytest.fixture(scope="module")
+def blimp_flight():
+    out = {}
+    with Simulator("empty", seed=2) as sim:
+        sim.spawn("Passarola", "B")
+        sim.run_for(0.5)
+        out["rest_a"] = sim.ground_truth("B").position
+        sim.run_for(2.0)
+        out["rest_b"] = sim.ground_truth("B").position
+        sim.submit(BlimpDrive("B", xz_angle=math.pi / 2, thrust=1.0))
+        sim.run_for(2.0)
+        out["climb_a"] = sim.ground_truth("B").position
+        sim.run_for(2.0)
+        out["climb_b"] = sim.ground_truth("B").position
+        out["level"] = frames.euler_from_quaternion(sim.ground_truth("B").orientation)
+        sim.submit(BlimpDrive("B", xz_angle=0.0, thrust=1.0, yaw_rate=-0.5))  # SAE TailPropeller +0.5: right
+        sim.run_for(2.0)
+        y0 = frames.euler_from_quaternion(sim.ground_truth("B").orientation)[2]
+        sim.run_for(1.0)
+        out["yaw_rate"] = frames.wrap_pi(frames.euler_from_quaternion(sim.ground_truth("B").orientation)[2] - y0)
+    return out
+
+
+def test_blimp_floats_neutral_and_climbs_on_vectored_thrust(blimp_flight):
+    assert abs(blimp_flight["rest_b"][2] - blimp_flight["rest_a"][2]) < 0.05
+    climb = (blimp_flight["climb_b"][2] - blimp_flight["climb_a"][2]) / 2.0
+    assert climb == pytest.approx(1.0, rel=0.15)
+    roll, pitch, _ = blimp_flight["level"]
+    assert abs(roll) < 0.05 and abs(pitch) < 0.05
+
+
+def test_blimp_tail_propeller_turns_right(blimp_flight):
+    assert blimp_flight["yaw_rate"] == pytest.approx(-0.5, rel=0.2)
+
+
+def test_protocol_forms_of_the_blimp():
+    spec = load_robot("Passarola")
+    cmds = pc.drive_commands(g.parse_command("DRIVE {XZAngle 0.5} {ThrustPropeller 1} {TailPropeller 0.3}"), "B", spec)
+    assert cmds == [BlimpDrive("B", 0.5, 1.0, -0.3)]
+    assert pm.conf_robot(spec, "B") == "CONF {Type AerialVehicle} {Name B} {SteeringType Blimp} {Mass 3.0000}\r\n"
