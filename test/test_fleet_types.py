@@ -12,7 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
+from usarsim.protocol.frames import flip_vector
 from usarsim.protocol import commands as pc
 from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
@@ -26,7 +27,7 @@ from usarsim.sim.simulator import Simulator
 
 
 def heading(sim, name):
-    return frames.euler_from_quaternion(sim.ground_truth(name).orientation)[2]
+    return rotations.euler_from_quaternion(sim.ground_truth(name).orientation)[2]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,7 @@ def ground():
         sim.run_for(1.0)
         yaw0 = heading(sim, "L")
         sim.run_for(2.0)
-        out["lisa_turn"] = frames.wrap_pi(heading(sim, "L") - yaw0) / 2.0
+        out["lisa_turn"] = rotations.wrap_pi(heading(sim, "L") - yaw0) / 2.0
         sim.submit(JointTargets("Q", {"LeftShoulderPitch": -1.5, "HeadPan": 0.5}))
         sim.run_for(1.5)
         out["arm"] = qrio.joint_position(qrio.joint_index("LeftShoulderPitch"))
@@ -67,7 +68,7 @@ def test_lisa_strafes_without_turning(ground):
     start, end = ground["lisa1"], ground["lisa2"]
     assert end.position[1] - start.position[1] == pytest.approx(1.5, rel=0.1)
     assert abs(end.position[0] - start.position[0]) < 0.1
-    yaw = frames.euler_from_quaternion(end.orientation)[2] - frames.euler_from_quaternion(start.orientation)[2]
+    yaw = rotations.euler_from_quaternion(end.orientation)[2] - rotations.euler_from_quaternion(start.orientation)[2]
     assert abs(yaw) < 0.05
 
 
@@ -78,7 +79,7 @@ def test_lisa_turns_in_place_at_the_commanded_rate(ground):
 def test_qrio_stands_ten_seconds_and_moves_a_joint(ground):
     before, after = ground["qrio0"], ground["qrio10"]
     assert abs(after.position[2] - before.position[2]) < 0.02
-    roll, pitch, _ = frames.euler_from_quaternion(after.orientation)
+    roll, pitch, _ = rotations.euler_from_quaternion(after.orientation)
     assert abs(roll) < 0.1 and abs(pitch) < 0.1
     assert ground["arm"] == pytest.approx(-1.5, abs=0.05)
     assert ground["qrio_after_arm"].position[2] > before.position[2] - 0.02  # still standing
@@ -156,7 +157,7 @@ def test_mispkg_terminal_pose_over_the_protocol():
         joints = reach.robot_joint_positions(robot)
         joints.update({group.links[0].joint: 0.4, group.links[1].joint: 1.2, group.links[3].joint: -1.0})
         target, _ = solver.end_pose(group, joints)
-        x, y, z = frames.flip_vector(target)
+        x, y, z = flip_vector(target)
         sock.sendall(f"MISPKG {{Name TeleMaxArm}} {{Location {x:.4f},{y:.4f},{z:.4f}}}\r\n".encode())
         assert "{Type MisPkg} {Name TeleMaxArm} {Status OK}" in _reply(sock, "RES", buf)
         end = next(link.name for link in robot.spec.body.links if link.joint_name == group.links[-1].joint)

@@ -11,7 +11,7 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.protocol import commands as pc
 from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
@@ -29,7 +29,7 @@ DEPTH = 5.0
 
 
 def yaw(sim, name):
-    return frames.euler_from_quaternion(sim.ground_truth(name).orientation)[2]
+    return rotations.euler_from_quaternion(sim.ground_truth(name).orientation)[2]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_depth_held_level_at_full_propeller(voyage):
 
 def test_stern_plane_rises_and_rudder_turns_right(voyage):
     assert voyage["risen"].position[2] - voyage["cruise_end"].position[2] > 0.3
-    assert frames.wrap_pi(voyage["yaw_before"] - voyage["yaw_after"]) > 0.2  # clockwise from above = right
+    assert rotations.wrap_pi(voyage["yaw_before"] - voyage["yaw_after"]) > 0.2  # clockwise from above = right
 
 
 def test_depth_gauge_and_sta_fin_angles(voyage):
@@ -150,12 +150,12 @@ def blimp_flight():
         out["climb_a"] = sim.ground_truth("B").position
         sim.run_for(2.0)
         out["climb_b"] = sim.ground_truth("B").position
-        out["level"] = frames.euler_from_quaternion(sim.ground_truth("B").orientation)
+        out["level"] = rotations.euler_from_quaternion(sim.ground_truth("B").orientation)
         sim.submit(BlimpDrive("B", xz_angle=0.0, thrust=1.0, yaw_rate=-0.5))  # SAE TailPropeller +0.5: right
         sim.run_for(2.0)
-        y0 = frames.euler_from_quaternion(sim.ground_truth("B").orientation)[2]
+        y0 = rotations.euler_from_quaternion(sim.ground_truth("B").orientation)[2]
         sim.run_for(1.0)
-        out["yaw_rate"] = frames.wrap_pi(frames.euler_from_quaternion(sim.ground_truth("B").orientation)[2] - y0)
+        out["yaw_rate"] = rotations.wrap_pi(rotations.euler_from_quaternion(sim.ground_truth("B").orientation)[2] - y0)
     return out
 
 

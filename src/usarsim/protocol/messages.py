@@ -211,33 +211,32 @@ def _range3d(r: rd.PointCloudReading, stamped: bool) -> str:
 # The motion sensors below have no form in the manual; names follow the UDK USARSim clients
 # (AcceleroMeter with ProperAcceleration, AngularVel) where they exist (docs/sensors.md).
 def _depth(r: rd.DepthReading, stamped: bool) -> str:
-    return _sen_line("Depth", _time(r.time, stamped), [("Name", r.sensor), ("Depth", r.depth)])
+    return g.format_sen_depth(r.sensor, r.depth, _time(r.time, stamped))
 
 
 def _compass(r: rd.CompassReading, stamped: bool) -> str:
     # heading is clockwise from magnetic north in both frames; the field goes out in SAE axes
-    return _sen_line("Compass", _time(r.time, stamped), [("Name", r.sensor), ("Heading", r.heading),
-                                                         ("Field", to_sae_vector(r.magnetic_field))])
+    return g.format_sen_compass(r.sensor, r.heading, to_sae_vector(r.magnetic_field), _time(r.time, stamped))
 
 
 def _accelerometer(r: rd.AccelerometerReading, stamped: bool) -> str:
-    return _sen_line("AcceleroMeter", _time(r.time, stamped),
-                     [("Name", r.sensor), ("ProperAcceleration", to_sae_vector(r.linear_acceleration))])
+    return g.format_sen_vector("AcceleroMeter", "ProperAcceleration", r.sensor, to_sae_vector(r.linear_acceleration),
+                               _time(r.time, stamped))
 
 
 def _gyroscope(r: rd.GyroscopeReading, stamped: bool) -> str:
-    return _sen_line("Gyroscope", _time(r.time, stamped),
-                     [("Name", r.sensor), ("AngularVel", to_sae_vector(r.angular_velocity))])
+    return g.format_sen_vector("Gyroscope", "AngularVel", r.sensor, to_sae_vector(r.angular_velocity),
+                               _time(r.time, stamped))
 
 
 def _velocimeter(r: rd.VelocimeterReading, stamped: bool) -> str:
-    return _sen_line("Velocimeter", _time(r.time, stamped),
-                     [("Name", r.sensor), ("Velocity", to_sae_vector(r.linear_velocity))])
+    return g.format_sen_vector("Velocimeter", "Velocity", r.sensor, to_sae_vector(r.linear_velocity),
+                               _time(r.time, stamped))
 
 
 def _inclinometer(r: rd.InclinometerReading, stamped: bool) -> str:
     roll, pitch, _ = to_sae_euler((r.roll, r.pitch, 0.0))
-    return _sen_line("Inclinometer", _time(r.time, stamped), [("Name", r.sensor), ("Roll", roll), ("Pitch", pitch)])
+    return g.format_sen_inclinometer(r.sensor, roll, pitch, _time(r.time, stamped))
 
 
 def _lost(r: rd.RobotLost, stamped: bool) -> str:

@@ -551,7 +551,11 @@ ROS_FORMS: dict[type, RosForm] = {
     rd.EncoderReading: RosForm(_nothing, covered_by="joint_states"),
     rd.MissionPackageState: RosForm(_nothing, covered_by="joint_states"),
 }
-ROS_FORMS.update({reading_type: RosForm(converter, lambda n, t, s, topics=topics: topics(n, s))
+def _sensor_topics(topics: Callable[[RobotNames, str], list[tuple[str, type]]]) -> Topics:
+    return lambda names, sensor_type, sensor: topics(names, sensor)
+
+
+ROS_FORMS.update({reading_type: RosForm(converter, _sensor_topics(topics))
                   for reading_type, (converter, topics) in motion_sensors.FORMS.items()})
 
 

@@ -15,7 +15,7 @@ from geometry_msgs.msg import TwistStamped
 from sensor_msgs.msg import FluidPressure, Imu, MagneticField
 from std_msgs.msg import Float32
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.ros.stamps import set_header
 from usarsim.sim import readings as rd
 
@@ -59,7 +59,7 @@ def gyroscope(r: rd.GyroscopeReading, names: "RobotNames") -> Imu:
 def inclinometer(r: rd.InclinometerReading, names: "RobotNames") -> Imu:
     """sensor_msgs/Imu with only orientation: roll and pitch measured, yaw unknown (huge variance)."""
     msg = _imu(r, names)
-    x, y, z, w = frames.quaternion_from_euler((r.roll, r.pitch, 0.0))
+    x, y, z, w = rotations.quaternion_from_euler((r.roll, r.pitch, 0.0))
     msg.orientation.x, msg.orientation.y, msg.orientation.z, msg.orientation.w = x, y, z, w
     msg.orientation_covariance = array.array("d", [r.variance, 0, 0, 0, r.variance, 0, 0, 0, 1e6])
     return msg

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 import numpy as np
 import pybullet as p
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.body import wheel_link_name
 from usarsim.sim.water import WaterSpec
 
@@ -68,7 +68,7 @@ def _element(link: str, shape: str, size: Sequence[float], xyz: Sequence[float],
         volume, areas = 4.0 / 3.0 * math.pi * r ** 3, (math.pi * r * r,) * 3
     else:
         return None
-    rot = frames.rotation_matrix(frames.quaternion_from_euler(tuple(rpy)))
+    rot = rotations.rotation_matrix(rotations.quaternion_from_euler(tuple(rpy)))
     return FluidElement(link, (float(xyz[0]), float(xyz[1]), float(xyz[2])), tuple(rot.flatten().tolist()),
                         (ex, ey, ez), volume, areas)
 
@@ -151,7 +151,7 @@ def water_volumes(world: "WorldSpec") -> list[WaterSpec]:
     return list(world.water)
 
 
-def water_at(volumes: Sequence[WaterSpec], point: Sequence[float]) -> WaterSpec | None:
+def water_at(volumes: Sequence[WaterSpec], point: "Sequence[float] | np.ndarray") -> WaterSpec | None:
     """The water volume over ``point``: within its footprint and above its bottom (also above the
     surface, so a floating body's dry parts are found and given no buoyancy), or None."""
     x, y, z = point[0], point[1], point[2]
@@ -194,6 +194,17 @@ class FluidBody:
                                   physicsClientId=robot.client)
 
 
+def _surface_of(volume: WaterSpec) -> SurfaceFn:
+    def surface(point: np.ndarray) -> float | None:
+        return volume.surface if water_at([volume], point) is not None else None
+    return surface
+
+
+def _current_of(volume: WaterSpec) -> CurrentFn:
+    current = np.array(volume.current)
+    return lambda point: current
+
+
 class Water:
     """The world's water volumes acting on every robot."""
 
@@ -213,15 +224,13 @@ class Water:
             volume = water_at(self.volumes, robot.base.position)
             if volume is None:
                 continue
-            body.apply(volume.density, self.gravity,
-                       lambda c, v=volume: v.surface if water_at([v], c) is not None else None,
-                       lambda c, v=volume: np.array(v.current))
+            body.apply(volume.density, self.gravity, _surface_of(volume), _current_of(volume))
 
-    def at(self, point: Sequence[float]) -> WaterSpec | None:
+    def at(self, point: "Sequence[float] | np.ndarray") -> WaterSpec | None:
         """The water volume over or around ``point``, if any."""
         return water_at(self.volumes, point)
 
-    def depth(self, point: Sequence[float]) -> float | None:
+    def depth(self, point: "Sequence[float] | np.ndarray") -> float | None:
         """Depth below the surface of the water at ``point`` (None outside any water)."""
         volume = self.at(point)
         return None if volume is None else volume.depth(point)

@@ -140,7 +140,7 @@ class DriftingChannel:
         self.state: np.ndarray | None = None
         self.bias = np.full(axes, float(initial_bias))
 
-    def __call__(self, value: Sequence[float], dt: float, rng: np.random.Generator) -> np.ndarray:
+    def __call__(self, value: Sequence[float] | np.ndarray, dt: float, rng: np.random.Generator) -> np.ndarray:
         """The measured value after ``dt`` seconds more of the true ``value``."""
         true = np.asarray(value, dtype=float)
         if self.state is None:

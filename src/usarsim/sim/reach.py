@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 import pybullet as p
 
-from usarsim import frames
+from usarsim import rotations
 from usarsim.sim.catalogue import JointGroupSpec, JointLinkSpec, RobotSpec
 from usarsim.sim.commands import CommandError
 from usarsim.sim.quiet import quiet_stdout
@@ -75,7 +75,7 @@ class ReachSolver:
         self._set(positions)
         state = p.getLinkState(self.body, self.end_link(group), computeForwardKinematics=True,
                                physicsClientId=self.client)
-        return np.array(state[4]), frames.rotation_matrix(tuple(state[5]))
+        return np.array(state[4]), rotations.rotation_matrix(tuple(state[5]))
 
     def solve(self, group: JointGroupSpec, current: dict[str, float], position: Sequence[float],
               rpy: Sequence[float] | None = None) -> Solution:
@@ -83,7 +83,7 @@ class ReachSolver:
         end = self.end_link(group)
         self._set(current)
         target = [float(v) for v in position]
-        orientation = frames.quaternion_from_euler(tuple(rpy)) if rpy is not None else None
+        orientation = rotations.quaternion_from_euler(tuple(rpy)) if rpy is not None else None
         best: Solution | None = None
         values = [current.get(link.joint, 0.0) for link in group.links]
         for _ in range(ROUNDS):

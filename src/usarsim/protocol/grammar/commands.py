@@ -327,8 +327,8 @@ def _parse_mispkg(line: Line) -> MisPkg:
             raise ProtocolError(f"{{Link {number}}} has no {{Value ...}}")
         order = g.get_int("Order")
         links.append(MisPkgLink(number, value, default_order if order is None else order))
-    location = line.get_vector("Location")
-    rotation = line.get_vector("Rotation")
+    location = _vec3_or_none(line.get_vector("Location"))
+    rotation = _vec3_or_none(line.get_vector("Rotation"))
     if location is not None and links:
         raise ProtocolError("give either {Link n} {Value v} groups or a terminal {Location x,y,z}, not both")
     if rotation is not None and location is None:
@@ -336,6 +336,10 @@ def _parse_mispkg(line: Line) -> MisPkg:
     if not links and location is None:
         raise ProtocolError("missing {Link n} {Value v} (or a terminal {Location x,y,z})")
     return MisPkg(name=name, links=tuple(links), location=location, rotation=rotation)
+
+
+def _vec3_or_none(values: tuple[float, ...] | None) -> Vec3 | None:
+    return None if values is None else (values[0], values[1], values[2])
 
 
 def _parse_set(line: Line) -> Set:

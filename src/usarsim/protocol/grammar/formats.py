@@ -337,6 +337,27 @@ def format_sen_human_motion(name: str, prob: Num, time: Time = None) -> str:
     return _sen("HumanMotion", time, [("Name", name), ("Prob", prob)])
 
 
+def format_sen_depth(name: str, depth: Num, time: Time = None) -> str:
+    """Extension: ``SEN {Type Depth} {Name n} {Depth d}`` (m below the water surface)."""
+    return _sen("Depth", time, [("Name", name), ("Depth", depth)])
+
+
+def format_sen_compass(name: str, heading: Num, field: Vec, time: Time = None) -> str:
+    """Extension: ``SEN {Type Compass} {Name n} {Heading h} {Field x,y,z}`` (rad from magnetic north, tesla)."""
+    return _sen("Compass", time, [("Name", name), ("Heading", heading), ("Field", _vec3(field))])
+
+
+def format_sen_vector(sensor_type: str, key: str, name: str, value: Vec, time: Time = None) -> str:
+    """Extension: ``SEN {Type t} {Name n} {<key> x,y,z}`` of a three-axis sensor (``AcceleroMeter``
+    ``ProperAcceleration``, ``Gyroscope`` ``AngularVel``, ``Velocimeter`` ``Velocity``)."""
+    return _sen(sensor_type, time, [("Name", name), (key, _vec3(value))])
+
+
+def format_sen_inclinometer(name: str, roll: Num, pitch: Num, time: Time = None) -> str:
+    """Extension: ``SEN {Type Inclinometer} {Name n} {Roll r} {Pitch p}`` (rad)."""
+    return _sen("Inclinometer", time, [("Name", name), ("Roll", roll), ("Pitch", pitch)])
+
+
 def format_sen_sound(name: str, loudness: Num, duration: Num, time: Time = None) -> str:
     """``SEN {Type Sound} {Name n} {Loudness l} {Duration d}``."""
     return _sen("Sound", time, [("Name", name), ("Loudness", loudness), ("Duration", duration)])
