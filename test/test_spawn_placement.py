@@ -16,21 +16,34 @@ from usarsim.sim.world import FALL_LIMIT, SPAWN_HEIGHT, available_worlds
 SETTLE, HOLD = 1.0, 5.0  # s: time to land, then time it must stay put
 
 
+# The humanoid balances on PD-held joints only at the default 200 Hz (at 100 Hz it folds up).
+NEEDS_DEFAULT_RATE = {"QRIO"}
+
+
 @pytest.mark.parametrize("world", available_worlds())
-def test_every_robot_stays_on_the_floor_at_every_start_pose(world):
-    with Simulator(world, physics_rate=100.0) as sim:
-        for class_name in available_robots():
-            # every start pose has room for every robot, the 4.3 m road vehicles included
-            robots = [(sim.spawn(class_name, f"{class_name}_{pose.tag}", start=pose.tag).name, pose)
-                      for pose in sim.spec.start_poses]
+@pytest.mark.parametrize("rate", [100.0, 200.0])
+def test_every_robot_stays_on_the_floor_at_every_start_pose(world, rate):
+    classes = [c for c in available_robots() if (c in NEEDS_DEFAULT_RATE) == (rate == 200.0)]
+    with Simulator(world, physics_rate=rate) as sim:
+        for class_name in classes:
+            # every start pose has room for every robot, the 4.3 m road vehicles included; the 6.5 m
+            # submarine gets INIT's clear refusal where it would overlap a wall or its neighbour
+            robots = []
+            for pose in sim.spec.start_poses:
+                try:
+                    robots.append((sim.spawn(class_name, f"{class_name}_{pose.tag}", start=pose.tag).name, pose))
+                except CommandError as exc:
+                    assert class_name == "Submarine" and "inside" in str(exc), (class_name, pose.tag, exc)
             sim.run_for(SETTLE)
             landed = {name: sim.ground_truth(name).position for name, _ in robots}
             sim.run_for(HOLD)
             for name, pose in robots:
                 now = sim.ground_truth(name).position
                 # standing on the floor of its start: its lowest point there, give or take the suspension
+                # (base_link's height: ground truth is the centre of mass, above it on a blimp or a boat)
                 resting = spawn_height(sim.robot(name).spec, pose.xyz[2], clearance=0.0)
-                assert abs(now[2] - resting) < 0.08, (name, now[2] - resting)
+                base_z = float(sim.robot(name).link_pose("base_link")[0][2])
+                assert abs(base_z - resting) < 0.08, (name, base_z - resting)
                 assert math.dist(now, landed[name]) < 0.05, (name, landed[name], now)  # and not moving
                 sim.remove(name)
 
