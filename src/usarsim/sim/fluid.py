@@ -233,7 +233,7 @@ class Water:
     def depth(self, point: "Sequence[float] | np.ndarray") -> float | None:
         """Depth below the surface of the water at ``point`` (None outside any water)."""
         volume = self.at(point)
-        return None if volume is None else volume.depth(point)
+        return None if volume is None else volume.surface - float(point[2])
 
 
 __all__ = ["AIR_DENSITY", "FluidBody", "FluidElement", "WATER_DENSITY", "Water", "element_forces",

@@ -109,7 +109,7 @@ class SubmarineDrive(Drive):
         water = robot.env.world.water
         base = robot.base
         volume = water.at(base.position)
-        depth = volume.depth(base.position) if volume is not None else 0.0
+        depth = volume.surface - float(base.position[2]) if volume is not None else 0.0
         if volume is None or depth <= 0.0:
             self.thrust = 0.0
             return

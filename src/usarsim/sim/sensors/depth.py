@@ -26,7 +26,7 @@ class DepthGauge(Sensor):
         prm: DepthParams = self.params  # type: ignore[assignment]
         position = self.robot.mount_pose(self.spec.mount)[0]
         water = self.env.world.water.at(position)
-        depth = max(0.0, water.depth(position)) if water is not None else 0.0
+        depth = max(0.0, water.surface - float(position[2])) if water is not None else 0.0
         density = water.density if water is not None else 0.0
         measured = depth + prm.sigma * float(self.rng.standard_normal()) if depth > 0 else 0.0
         return DepthReading(depth=measured, pressure=density * abs(self.env.gravity) * measured,
