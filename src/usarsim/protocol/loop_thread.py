@@ -6,6 +6,14 @@ import threading
 from typing import Any, Awaitable, Callable
 
 
+async def cancel_other_tasks() -> None:
+    """Cancel every task on the running loop but the caller's and wait for them (a server stopping)."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 class LoopThread:
     """Owns one event loop thread serving one listening socket; ``start`` returns once bound."""
 

@@ -33,6 +33,7 @@ from usarsim.protocol import comstation
 from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
 from usarsim.protocol import units as wire_units
+from usarsim.protocol.loop_thread import cancel_other_tasks
 from usarsim.protocol.outbox import Outbox
 from usarsim.sim import readings as rd
 from usarsim.sim.commands import Command, CommandError, SetTrace
@@ -535,10 +536,7 @@ class ProtocolServer:
                 conn.writer.close()
             except Exception:  # noqa: BLE001
                 pass
-        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_other_tasks()
 
     def _lockstep(self) -> None:
         # Lockstep: no time passes while no client controls a robot (the clock starts at the first

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from usarsim.protocol import wss_commands as wc
-from usarsim.protocol.loop_thread import LoopThread
+from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks
 
 if TYPE_CHECKING:
     from usarsim.sim.simulator import Simulator
@@ -112,10 +112,7 @@ class WirelessServer:
     async def _shutdown(self) -> None:
         for link in list(self._links):
             self._close_link(link, "server stopping")
-        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_other_tasks()
 
     @property
     def links(self) -> list[tuple[str, str]]:
