@@ -41,7 +41,7 @@ from usarsim.sim.raycast import beam_count, threads_for
 from usarsim.sim.robot import spawn_height
 from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.range import cone_directions
-from usarsim.sim.sensors.victim import grid_directions
+from usarsim.sim.sensors.ray_grid import grid_directions
 from usarsim.sim.simulator import SOLVER_ITERATIONS, URDF_FLAGS, Simulator
 from usarsim.sim.world import GpsOrigin, StartPose, WorldSpec, load_world
 
@@ -118,7 +118,7 @@ def ray_loads(spec: RobotSpec) -> list[RayLoad]:
         elif sensor.type == "IR":
             local = np.array([[1.0, 0.0, 0.0]])
         else:  # victim sensor and 3-D scanners: a ray grid over the field of view
-            local = grid_directions(prm.horizontal_fov, prm.horizontal_step, prm.vertical_fov, prm.vertical_step)[0]
+            local = grid_directions(prm)[0]
         position, rotation = mount_in_chassis(spec, sensor.mount)
         length = getattr(prm, "max_range", getattr(prm, "distance", 1000.0))
         loads.append(RayLoad(local @ rotation.T, position, length, period))

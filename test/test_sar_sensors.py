@@ -22,7 +22,8 @@ from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.human_motion import motion_probability
 from usarsim.sim.sensors.rfid import RfidParams, attenuation_range, received_power, split_params
 from usarsim.sim.sensors.sound import loudness_at
-from usarsim.sim.sensors.victim import grid_directions
+from usarsim.sim.sensors.ray_grid import grid_directions
+from usarsim.sim.sensors.victim import VictimParams
 from usarsim.sim.simulator import Simulator
 from usarsim.sim.victims import PARTS, SegmentSpec, VictimSpec
 from usarsim.sim.world import GpsOrigin, RfidTagSpec, StartPose, WorldSpec, build_world
@@ -102,7 +103,7 @@ def test_new_families_are_registered_and_validate_params(arena):
 # --- victim sensor -----------------------------------------------------------------------------
 
 def test_victim_grid_is_11_by_11_from_bottom_right():
-    dirs, rows, columns = grid_directions(0.6981317, 0.0698131, 0.6981317, 0.0698131)
+    dirs, rows, columns = grid_directions(VictimParams())  # the documented 40 deg fields, 4 deg steps
     assert (rows, columns) == (11, 11) and len(dirs) == 121
     assert dirs[0][1] < 0 and dirs[0][2] < 0  # first ray: right (-y) and down (-z)
     assert dirs[60] == pytest.approx([1.0, 0.0, 0.0], abs=1e-6)

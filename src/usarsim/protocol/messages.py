@@ -17,6 +17,7 @@ from usarsim import rotations
 from usarsim.protocol.frames import to_sae_euler, to_sae_vector, wrap_2pi_wire, wrap_pi_wire
 from usarsim.protocol import grammar as g
 from usarsim.sim import readings as rd
+from usarsim.sim.sensors import registry as sensor_registry
 from usarsim.sim.world import FALL_LIMIT, SPAWN_HEIGHT
 
 if TYPE_CHECKING:
@@ -331,31 +332,25 @@ def steering_type(spec: "RobotSpec") -> str:
     return _STEERING.get(spec.drive.type, "None")
 
 
-# CONF keys that USARSim.ini spells otherwise than CamelCase (spec protocol.md §8 ini tables);
-# (sensor type, parameter) entries win over (None, parameter) ones.
-_MANUAL_KEYS: dict[tuple[str | None, str], str] = {
-    (None, "with_timestamp"): "bWithTimeStamp",
-    (None, "hidden"): "HiddenSensor",
-    ("RangeScanner", "fov"): "ScanFov",
-    ("IRScanner", "fov"): "ScanFov",
-    ("RangeScanner", "pitch_plane"): "bPitch",
-    ("IRScanner", "pitch_plane"): "bPitch",
-    ("HumanMotion", "fov"): "FOV",
-    ("VictSensor", "horizontal_fov"): "HorizontalFOV",
-    ("VictSensor", "vertical_fov"): "VerticalFOV",
-    ("RFID", "tx_power_dbm"): "dBmTXPower",
-    ("RFID", "rx_sensitivity_dbm"): "dBmRXSensibility",
-    ("RFID", "obstacle_attenuation_db"): "dBObstacleAttenuation",
-    ("RFID", "always_read_memory"): "bAlwaysReadRFIDmem",
-    ("GPS", "max_noise"): "maxNoise",
-    ("GPS", "min_noise"): "minNoise",
+# CONF keys that USARSim.ini spells otherwise than CamelCase (spec protocol.md §8 ini tables), by sensor
+# family (its first registered type name: IRScanner shares RangeScanner's keys, as in USARBot where it
+# extends RangeScanner); a family's entries win over the ones every sensor shares (None).
+_MANUAL_KEYS: dict[str | None, dict[str, str]] = {
+    None: {"with_timestamp": "bWithTimeStamp", "hidden": "HiddenSensor"},
+    "RangeScanner": {"fov": "ScanFov", "pitch_plane": "bPitch"},
+    "HumanMotion": {"fov": "FOV"},
+    "VictSensor": {"horizontal_fov": "HorizontalFOV", "vertical_fov": "VerticalFOV"},
+    "RFID": {"tx_power_dbm": "dBmTXPower", "rx_sensitivity_dbm": "dBmRXSensibility",
+             "obstacle_attenuation_db": "dBObstacleAttenuation", "always_read_memory": "bAlwaysReadRFIDmem"},
+    "GPS": {"max_noise": "maxNoise", "min_noise": "minNoise"},
 }
 
 
 def wire_name(snake: str, sensor_type: str | None = None) -> str:
     """CONF key of a sensor parameter: the manual's ini name (``with_timestamp`` ->
     ``bWithTimeStamp``), else CamelCase (``max_range`` -> ``MaxRange``)."""
-    known = _MANUAL_KEYS.get((sensor_type, snake)) or _MANUAL_KEYS.get((None, snake))
+    family = sensor_registry.family(sensor_type).type_names[0] if sensor_type else None
+    known = _MANUAL_KEYS.get(family, {}).get(snake) or _MANUAL_KEYS[None].get(snake)
     if known:
         return known
     return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)

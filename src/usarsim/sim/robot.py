@@ -275,10 +275,8 @@ class Robot:
             return self.device_command(cmd)
         elif isinstance(cmd, ReachPose):
             return self.reach(cmd)
-        elif isinstance(cmd, self.drive.accepts):
-            self.drive.apply(cmd)
         else:
-            self.drive.apply(cmd)  # raises a clear "cannot execute" error
+            self.drive.apply(cmd)  # a clear "cannot execute" error for a type the drive does not accept
         return None
 
     def set_joints(self, cmd: JointTargets) -> None:

@@ -6,7 +6,7 @@ and tests use the same formulas.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Sequence
 
 import pybullet as p
 
@@ -27,6 +27,13 @@ def clamp(value: float, limit: float) -> float:
 def denormalize(value: float, limit: float) -> float:
     """Map a -100..100 command to -limit..limit."""
     return clamp(value, 100.0) / 100.0 * limit
+
+
+def limited(values: Sequence[float | None], limits: Sequence[float], normalized: bool,
+            current: Iterable[float]) -> list[float]:
+    """A DRIVE's values within their limits (scaled to them when ``normalized``); None keeps ``current``."""
+    convert = denormalize if normalized else clamp
+    return [float(old) if value is None else convert(value, limit) for value, limit, old in zip(values, limits, current)]
 
 
 def twist_to_wheel_speeds(linear: float, angular: float, spec: DriveSpec) -> tuple[float, float]:
@@ -68,8 +75,13 @@ class Drive:
         self.spec = robot.spec.drive
 
     def apply(self, cmd: Command) -> None:
-        """Apply a drive command (override)."""
-        raise CommandError(f"{self.robot.spec.class_name} cannot execute {type(cmd).__name__}")
+        """Apply a drive command; CommandError for a type this drive does not accept."""
+        if not isinstance(cmd, self.accepts):
+            raise CommandError(f"{self.robot.spec.class_name} cannot execute {type(cmd).__name__}")
+        self.take(cmd)
+
+    def take(self, cmd: Any) -> None:
+        """Act on a command of one of the ``accepts`` types (override)."""
 
     def update(self, dt: float) -> None:
         """Per-tick work (forces for aerial robots, steering ...)."""
@@ -132,10 +144,7 @@ class SkidSteerDrive(Drive):
         self._send(*self.command)
         self.brake.request()
 
-    def apply(self, cmd: Command) -> None:
-        if not isinstance(cmd, WheelDrive):
-            super().apply(cmd)
-            return
+    def take(self, cmd: WheelDrive) -> None:
         limit = self.spec.max_wheel_speed
         if cmd.normalized:
             self._set((denormalize(cmd.left, limit), denormalize(cmd.right, limit)))

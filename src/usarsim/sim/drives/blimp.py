@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pybullet as p
 
-from usarsim.sim.commands import BlimpDrive, Command
-from usarsim.sim.drives.base import Drive, clamp, denormalize, undamped_mass
+from usarsim.sim.commands import BlimpDrive
+from usarsim.sim.drives.base import Drive, limited, undamped_mass
 from usarsim.sim.drives.registry import DRIVES
 from usarsim.sim.fluid import AIR_DENSITY, FluidBody, rigid_drag, robot_elements
 
@@ -60,16 +60,10 @@ class BlimpFlightDrive(Drive):
         self.command = [0.0, 0.0, 0.0]  # xz angle rad, thrust m/s, yaw rate rad/s (+left)
         self.thrust = 0.0
 
-    def apply(self, cmd: Command) -> None:
-        if not isinstance(cmd, BlimpDrive):
-            super().apply(cmd)
-            return
+    def take(self, cmd: BlimpDrive) -> None:
         s = self.spec
-        convert = denormalize if cmd.normalized else clamp
         limits = (s.max_xz_angle, s.max_linear_speed, s.max_yaw_rate)
-        for i, (value, limit) in enumerate(zip((cmd.xz_angle, cmd.thrust, cmd.yaw_rate), limits)):
-            if value is not None:
-                self.command[i] = convert(value, limit)
+        self.command = limited((cmd.xz_angle, cmd.thrust, cmd.yaw_rate), limits, cmd.normalized, self.command)
 
     def stop(self) -> None:
         self.command[1] = self.command[2] = 0.0

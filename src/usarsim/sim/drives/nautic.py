@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pybullet as p
 
-from usarsim.sim.commands import Command, NauticDrive
-from usarsim.sim.drives.base import Drive, clamp, denormalize, undamped_mass
+from usarsim.sim.commands import NauticDrive
+from usarsim.sim.drives.base import Drive, limited, undamped_mass
 from usarsim.sim.drives.registry import DRIVES
 from usarsim.sim.fluid import LINEAR_SPEED, element_forces, robot_elements, total_volume
 
@@ -79,16 +79,10 @@ class SubmarineDrive(Drive):
         self._integral = 0.0
         self._send_fins()
 
-    def apply(self, cmd: Command) -> None:
-        if not isinstance(cmd, NauticDrive):
-            super().apply(cmd)
-            return
+    def take(self, cmd: NauticDrive) -> None:
         s = self.spec
         limits = (s.max_propeller, s.max_rudder, s.max_stern_plane)
-        convert = denormalize if cmd.normalized else clamp
-        for i, (value, limit) in enumerate(zip((cmd.propeller, cmd.rudder, cmd.stern_plane), limits)):
-            if value is not None:
-                self.command[i] = convert(value, limit)
+        self.command = limited((cmd.propeller, cmd.rudder, cmd.stern_plane), limits, cmd.normalized, self.command)
         self._send_fins()
 
     def stop(self) -> None:

@@ -14,7 +14,7 @@ import pybullet as p
 
 from usarsim.sim.brakes import WheelBrake
 from usarsim.sim.catalogue import DriveSpec
-from usarsim.sim.commands import Command, CommandError, OmniDrive
+from usarsim.sim.commands import CommandError, OmniDrive
 from usarsim.sim.drives.base import Drive, clamp, denormalize
 from usarsim.sim.drives.registry import DRIVES
 
@@ -66,10 +66,7 @@ class OmniSteerDrive(Drive):
         self.brake = WheelBrake(robot.client, robot.body_id, self.wheels + casters, spec.max_torque)
         self._send()
 
-    def apply(self, cmd: Command) -> None:
-        if not isinstance(cmd, OmniDrive):
-            super().apply(cmd)
-            return
+    def take(self, cmd: OmniDrive) -> None:
         for number, _, _ in cmd.wheels:
             if not 0 <= number < len(self.wheels):
                 raise CommandError(f"WheelNumber {number}: {self.robot.spec.class_name} has steered wheels "

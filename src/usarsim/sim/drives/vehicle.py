@@ -17,8 +17,8 @@ from usarsim import rotations
 from usarsim.sim.body import BodySpec
 from usarsim.sim.brakes import WheelBrake
 from usarsim.sim.catalogue import DriveSpec
-from usarsim.sim.commands import AckermannDrive, AerialDrive, Command
-from usarsim.sim.drives.base import Drive, bicycle_steer, clamp, denormalize
+from usarsim.sim.commands import AckermannDrive, AerialDrive
+from usarsim.sim.drives.base import Drive, bicycle_steer, clamp, limited
 from usarsim.sim.drives.registry import DRIVES
 
 if TYPE_CHECKING:
@@ -107,17 +107,11 @@ class AckermannSteerDrive(Drive):
         self.command = (0.0, 0.0, 0.0)
         self._send()
 
-    def apply(self, cmd: Command) -> None:
-        if not isinstance(cmd, AckermannDrive):
-            super().apply(cmd)
-            return
+    def take(self, cmd: AckermannDrive) -> None:
         s = self.spec
-        if cmd.normalized:
-            self.command = (denormalize(cmd.speed, s.max_wheel_speed), denormalize(cmd.front_steer, s.max_front_steer),
-                            denormalize(cmd.rear_steer, s.max_rear_steer))
-        else:
-            self.command = (clamp(cmd.speed, s.max_wheel_speed), clamp(cmd.front_steer, s.max_front_steer),
-                            clamp(cmd.rear_steer, s.max_rear_steer))
+        speed, front, rear = limited((cmd.speed, cmd.front_steer, cmd.rear_steer),
+                                     (s.max_wheel_speed, s.max_front_steer, s.max_rear_steer), cmd.normalized, self.command)
+        self.command = (speed, front, rear)
         self._send()
 
     def stop(self) -> None:
@@ -212,15 +206,11 @@ class RotaryWingDrive(Drive):
         self.reference = np.zeros(4)
         self.thrust = 0.0
 
-    def apply(self, cmd: Command) -> None:
-        if not isinstance(cmd, AerialDrive):
-            super().apply(cmd)
-            return
+    def take(self, cmd: AerialDrive) -> None:
         s = self.spec
         limits = (s.max_linear_speed, s.max_lateral_speed, s.max_altitude_speed, s.max_yaw_rate)
         values = (cmd.linear, cmd.lateral, cmd.altitude, cmd.yaw_rate)
-        convert = denormalize if cmd.normalized else clamp
-        self.command = np.array([convert(v, lim) for v, lim in zip(values, limits)])
+        self.command = np.array(limited(values, limits, cmd.normalized, self.command))
 
     def stop(self) -> None:
         self.command = np.zeros(4)

@@ -20,9 +20,9 @@ import numpy as np
 from usarsim.sim import noise
 from usarsim.sim.readings import PointCloudReading
 from usarsim.sim.sensors.base import CommonParams, Sensor
+from usarsim.sim.sensors.ray_grid import check_grid, grid_directions
 from usarsim.sim.sensors.registry import register
 from usarsim.sim.sensors.sight import cast_hits
-from usarsim.sim.sensors.victim import check_grid, grid_directions
 
 RAY_START_OFFSET = 0.01
 
@@ -45,7 +45,7 @@ class Scanner3DParams(CommonParams):
         super().check()
         if self.max_range <= 0:
             raise ValueError("max_range must be positive")
-        check_grid(self.horizontal_fov, self.horizontal_step, self.vertical_fov, self.vertical_step)
+        check_grid(self)
 
 
 @register("RangeScanner3D", "RangeImager")
@@ -57,8 +57,7 @@ class RangeScanner3D(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: Scanner3DParams = self.params  # type: ignore[assignment]
-        self._local, self.rows, self.columns = grid_directions(prm.horizontal_fov, prm.horizontal_step,
-                                                               prm.vertical_fov, prm.vertical_step)
+        self._local, self.rows, self.columns = grid_directions(prm)
         self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)
 
     def read(self, now: float) -> PointCloudReading:

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from usarsim import rotations
-from usarsim.sim.raycast import beam_count
 from usarsim.sim.readings import VictimPartSeen, VictimReading
 from usarsim.sim.sensors.base import CommonParams, Sensor
+from usarsim.sim.sensors.ray_grid import check_grid, grid_directions
 from usarsim.sim.sensors.registry import register
 from usarsim.sim.sensors.sight import cast_hits
 
@@ -50,32 +50,7 @@ class VictimParams(CommonParams):
             raise ValueError("distance must be positive")
         if not 0.0 <= self.p_detect <= 1.0:
             raise ValueError("p_detect must be within [0, 1]")
-        check_grid(self.horizontal_fov, self.horizontal_step, self.vertical_fov, self.vertical_step)
-
-
-def check_grid(horizontal_fov: float, horizontal_step: float, vertical_fov: float, vertical_step: float) -> None:
-    """ValueError unless the steps are positive and the fields of view not negative."""
-    if horizontal_step <= 0 or vertical_step <= 0:
-        raise ValueError("horizontal_step and vertical_step must be positive")
-    if horizontal_fov < 0 or vertical_fov < 0:
-        raise ValueError("horizontal_fov and vertical_fov must be >= 0")
-
-
-def grid_directions(horizontal_fov: float, horizontal_step: float, vertical_fov: float,
-                    vertical_step: float) -> tuple[np.ndarray, int, int]:
-    """Unit FLU directions of a ray grid, row-major: rows bottom to top, columns right to left.
-
-    Returns (directions, rows, columns). Each row is a planar fan like a laser
-    scan (yaw from -hfov/2 up); rows step in elevation from -vfov/2 up.
-    """
-    check_grid(horizontal_fov, horizontal_step, vertical_fov, vertical_step)
-    columns = beam_count(horizontal_fov, horizontal_step)
-    rows = beam_count(vertical_fov, vertical_step)
-    yaw = -horizontal_fov / 2.0 + horizontal_step * np.arange(columns)
-    pitch = -vertical_fov / 2.0 + vertical_step * np.arange(rows)
-    el, az = np.meshgrid(pitch, yaw, indexing="ij")
-    dirs = np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)], axis=-1)
-    return dirs.reshape(-1, 3), rows, columns
+        check_grid(self)
 
 
 @register("VictSensor")
@@ -87,8 +62,7 @@ class VictimSensor(Sensor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         prm: VictimParams = self.params  # type: ignore[assignment]
-        self._local, self.rows, self.columns = grid_directions(prm.horizontal_fov, prm.horizontal_step,
-                                                               prm.vertical_fov, prm.vertical_step)
+        self._local, self.rows, self.columns = grid_directions(prm)
 
     def read(self, now: float) -> VictimReading:
         prm: VictimParams = self.params  # type: ignore[assignment]
