@@ -133,6 +133,27 @@ def test_gripper_grasps_lifts_and_releases_an_object(talon):
     sim.run_for(14.0)
     assert ok.result().ok and ok.result().fields == (("Open", pytest.approx(1.57)),)  # clamped to MaxAngle
     assert gripper.opening() == pytest.approx(1.57, abs=0.02)
+    _grasp_lift_and_drop(sim, robot, close=SensorCommand("T", device="Gripper", opcode="Close"),
+                         open_=SensorCommand("T", device="Gripper", opcode="Open", params=(1.0,)))
+
+
+def test_gripper_group_commands_grasp_and_release_like_its_opcodes():
+    # the ROS bridge's Gripper/command topic and MISPKG drive the finger joints, not the Open opcode
+    def fingers(opening: float) -> JointTargets:
+        return JointTargets("T", {"Gripper:1": opening / 2, "Gripper:2": opening / 2})
+
+    with Simulator("empty", seed=6) as sim:
+        robot = sim.spawn("Talon", "T")
+        sim.submit(JointTargets("T", {"TalonArm:1": 2.2, "TalonArm:2": 1.6, "TalonArm:3": 0.0}))
+        sim.submit(fingers(1.57))
+        sim.run_for(14.0)
+        assert robot.effecters["Gripper"].opening() == pytest.approx(1.57, abs=0.02)
+        _grasp_lift_and_drop(sim, robot, close=fingers(0.0), open_=fingers(1.0))
+
+
+def _grasp_lift_and_drop(sim, robot, close, open_) -> None:
+    """With the arm low and the gripper open: grasp a box between the fingers, lift it, drop it."""
+    gripper = robot.effecters["Gripper"]
     # a 4 cm box on a pedestal between the open fingers
     palm_pos, palm_rot = robot.link_pose("talon_gripper_palm")
     centre = palm_pos + palm_rot @ np.array([0.10, 0.0, 0.0])
@@ -143,7 +164,7 @@ def test_gripper_grasps_lifts_and_releases_an_object(talon):
                                                 physicsClientId=c),
                       basePosition=[centre[0], centre[1], centre[2] / 2 - 0.03], physicsClientId=c)
     sim.run_for(0.3)
-    sim.submit(SensorCommand("T", device="Gripper", opcode="Close"))
+    sim.submit(close)
     sim.run_for(1.5)
     assert gripper.grasped == box
     assert 0.0 < gripper.opening() < 1.0  # stopped on the box, not closed through it
@@ -152,7 +173,7 @@ def test_gripper_grasps_lifts_and_releases_an_object(talon):
     sim.run_for(3.0)
     lifted = p.getBasePositionAndOrientation(box, physicsClientId=c)[0][2]
     assert lifted > resting + 0.1  # carried by the arm
-    sim.submit(SensorCommand("T", device="Gripper", opcode="Open", params=(1.0,)))
+    sim.submit(open_)
     sim.run_for(1.5)
     assert gripper.grasped is None
     assert p.getBasePositionAndOrientation(box, physicsClientId=c)[0][2] < lifted - 0.1  # dropped

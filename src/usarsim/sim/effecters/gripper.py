@@ -111,9 +111,23 @@ class Gripper(Effecter):
         self.grasped = None
 
     # --- per tick ---------------------------------------------------------------------------
+    def commanded_opening(self) -> float:
+        """The opening the fingers are driven to: the joint group's targets when the fingers form
+        one (a MISPKG or ROS group command moves them without an Open opcode), else the last Open."""
+        found = self._group()
+        if found is None:
+            return self.target
+        group, ln, rn = found
+        return group.targets[ln - 1] + group.targets[rn - 1]
+
     def update(self, dt: float) -> None:
-        """Attach an object squeezed between both fingers while closing."""
-        if self.grasped is not None or self.target > self.opening() + 1e-3:  # opening: nothing to catch
+        """Attach an object squeezed between both fingers while closing; let go when opened wider."""
+        commanded = self.commanded_opening()
+        if self.grasped is not None:
+            if commanded > self._grasp_width + RELEASE_MARGIN:
+                self.release()
+            return
+        if commanded > self.opening() + 1e-3:  # opening: nothing to catch
             return
         touched = self._touching(self.left) & self._touching(self.right)
         if touched:
