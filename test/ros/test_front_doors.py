@@ -4,7 +4,8 @@ A real robot carries one sensor of every registered type; the readings it produc
 the protocol's table (messages.LINE_FORMS) and the ROS bridge's (convert.ROS_FORMS). A sensor type
 added to the core without its front-door entries fails here. Each effecter type is answered by the
 protocol (GEO/CONF) and offered by a running usarsim_node as the service or joint-group command
-topic its ROS record (ros.effecters.EFFECTER_INTERFACES) names.
+topic its ROS record (ros.effecters.EFFECTER_INTERFACES) names, and a command sent there through ROS
+reaches the core: the fingers move (read back on joint_states), the releaser drops its tags.
 """
 import dataclasses
 
@@ -16,7 +17,7 @@ pytest.importorskip("sensor_msgs.msg")
 from usarsim.protocol import grammar as g  # noqa: E402
 from usarsim.protocol import image_wire, messages  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
-from usarsim.ros.effecters import EFFECTER_INTERFACES, effecter_endpoint  # noqa: E402
+from usarsim.ros.effecters import EFFECTER_INTERFACES, RELEASE_TAG, effecter_endpoint  # noqa: E402
 from usarsim.sim import effecters  # noqa: E402
 from usarsim.sim.catalogue import Mount, SensorSpec, available_robots, load_robot  # noqa: E402
 from usarsim.sim.noise import sensor_rng  # noqa: E402
@@ -168,3 +169,55 @@ def test_ros_has_every_effecter_type(effecter_bridge, effecter_type):
             assert bridge.wait_for(lambda n=name: bridge.node.count_subscribers(n) > 0), (name, bridge.log_tail())
             offered = bridge.node.get_topic_names_and_types
         assert bridge.wait_for(lambda n=name, o=offered: (n, [interface.ros_type]) in o()), (name, bridge.log_tail())
+
+
+def _group_of(spec, endpoint: str):
+    return next(g for g in spec.joint_groups if endpoint == f"{g.name}/command")
+
+
+def _drive_group(bridge, robot: str, spec, effecter) -> None:
+    """Publish on the effecter's group command topic; its joints follow on joint_states (open, then back)."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    endpoint = effecter_endpoint(spec, effecter)
+    links = _group_of(spec, endpoint).links
+    states = bridge.listen(JointState, f"/{robot}/joint_states", QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    command = bridge.node.create_publisher(Float64MultiArray, f"/{robot}/{endpoint}", 10)
+
+    def at(targets: list[float]) -> bool:
+        received = bridge.messages(states)
+        positions = dict(zip(received[-1].name, received[-1].position)) if received else {}
+        return all(abs(positions.get(link.joint, float("nan")) - v) < 0.03 for link, v in zip(links, targets))
+
+    for targets in ([link.min + 0.4 * (link.max - link.min) for link in links], [link.initial for link in links]):
+        assert bridge.wait_for(lambda v=targets: command.publish(Float64MultiArray(data=v)) or at(v)), \
+            (effecter.name, targets, bridge.log_tail())
+    bridge.node.destroy_publisher(command)
+
+
+def _release_tags(bridge, robot: str, spec, effecter) -> None:
+    """Call release_tag for this releaser twice: two new tags, one fewer left each time."""
+    from usarsim_interfaces.srv import ReleaseTag
+
+    first, second = (bridge.call(ReleaseTag, f"/{robot}/{RELEASE_TAG}", ReleaseTag.Request(releaser=effecter.name))
+                     for _ in range(2))
+    assert first.success and second.success, (first.message, second.message)
+    assert second.tags_remaining == first.tags_remaining - 1 and second.tag_id != first.tag_id
+
+
+# How a command through each kind of ROS interface is shown to reach the core; an effecter type
+# on a new service needs its check here.
+ROS_EFFECTS = {"group_command": _drive_group, f"service {RELEASE_TAG}": _release_tags}
+
+
+@pytest.mark.parametrize("effecter_type", effecters.known_types())
+def test_ros_commands_reach_every_effecter_type(effecter_bridge, effecter_type):
+    bridge, carriers = effecter_bridge
+    robot, spec = carriers[effecter_type]
+    interface = EFFECTER_INTERFACES[effecter_type]
+    way = interface.kind if interface.kind == "group_command" else f"service {interface.service}"
+    assert way in ROS_EFFECTS, f"no check that {effecter_type} commands through ROS ({way}) reach the core"
+    for effecter in (e for e in spec.effecters if e.type == effecter_type):
+        ROS_EFFECTS[way](bridge, robot, spec, effecter)
