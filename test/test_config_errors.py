@@ -109,6 +109,20 @@ def test_broken_robot_file_names_file_and_key(tmp_path, original, broken, messag
         load_dataclass(RobotSpec, path)
 
 
+@pytest.mark.parametrize("original, broken, message", [
+    ("type: Gripper,", "type: Griper,", "effecter 'Gripper': unknown effecter type 'Griper'"),
+    ("left_finger: talon_left_finger_joint,", "left_fingr: talon_left_finger_joint,", "unknown parameter.*left_fingr"),
+    ("left_finger: talon_left_finger_joint,", "", "left_finger and right_finger joints are required"),
+])
+def test_broken_effecter_entry_fails_at_load_with_file_and_line(tmp_path, original, broken, message):
+    shipped = (robots_dir() / "Talon.yaml").read_text()
+    assert original in shipped
+    path = tmp_path / "Talon.yaml"
+    path.write_text(shipped.replace(original, broken))
+    with pytest.raises(ConfigError, match=rf"Talon.yaml:\d+: .*{message}"):
+        load_dataclass(RobotSpec, path)
+
+
 def one_line_error(capsys, argv: list[str]) -> str:
     try:
         rc = main(argv)

@@ -17,6 +17,7 @@ import yaml
 from usarsim.config_loading import ConfigError, convert_node, load_yaml_node
 from usarsim.paths import share_dir
 from usarsim.sim.body import BodySpec
+from usarsim.sim import effecters
 from usarsim.sim.sensors import registry
 
 Vec3 = tuple[float, float, float]
@@ -135,6 +136,10 @@ class EffecterSpec:
     type: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # checked here, like a sensor's, so a bad entry fails when the catalogue loads (file:line)
+        effecters.family(self).checked_params(self)
 
 
 @dataclass

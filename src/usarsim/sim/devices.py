@@ -5,7 +5,7 @@ Neutral ground: sensors and effecters both import from here and never from each 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import EffecterSpec
@@ -26,6 +26,16 @@ class Effecter:
 
     # opcode -> (min, max) for CONF; an effecter whose ranges come from its parameters sets its own
     opcodes: dict[str, tuple[float, float]] = {}
+    # the catalogue parameters the family knows, with their defaults
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    @classmethod
+    def checked_params(cls, spec: "EffecterSpec") -> dict[str, Any]:
+        """The entry's params over ``defaults``; ValueError for one the family cannot use.
+
+        Runs when the catalogue loads (errors carry file:line) and again at spawn; families with
+        constraints extend it."""
+        return effecter_params(spec, cls.defaults)
 
     def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
         self.spec = spec

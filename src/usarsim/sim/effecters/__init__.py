@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from usarsim.sim.catalogue import EffecterSpec
     from usarsim.sim.robot import Robot
 
-__all__ = ["CommandResult", "EFFECTERS", "Effecter", "create", "known_types", "register"]
+__all__ = ["CommandResult", "EFFECTERS", "Effecter", "create", "family", "known_types", "register"]
 
 EFFECTERS: Registry[type[Effecter]] = Registry("effecter", __name__)
 
@@ -29,10 +29,14 @@ def known_types() -> list[str]:
     return EFFECTERS.known()
 
 
+def family(spec: "EffecterSpec") -> type[Effecter]:
+    """The class of an entry's type; ValueError lists the known ones."""
+    try:
+        return EFFECTERS.get(spec.type)
+    except KeyError as exc:
+        raise ValueError(f"effecter '{spec.name}': {exc.args[0]}") from None
+
+
 def create(spec: "EffecterSpec", robot: "Robot") -> Effecter:
     """Instantiate an effecter; unknown types list the known ones."""
-    try:
-        cls = EFFECTERS.get(spec.type)
-    except KeyError as exc:
-        raise ValueError(exc.args[0]) from None
-    return cls(spec, robot)
+    return family(spec)(spec, robot)

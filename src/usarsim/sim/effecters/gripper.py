@@ -13,19 +13,17 @@ movable objects (mass > 0) can be grasped.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pybullet as p
 
 from usarsim.sim.effecters import Effecter, register
-from usarsim.sim.devices import CommandResult, effecter_params
+from usarsim.sim.devices import CommandResult
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import EffecterSpec
     from usarsim.sim.robot import JointGroup, Robot
 
-KNOWN_PARAMS: dict[str, Any] = {"left_finger": "", "right_finger": "", "min_angle": 0.0, "max_angle": 1.57,
-                                "max_speed": 1.0, "max_torque": 10.0, "max_force": 500.0, "weight": 0.4}
 # Opening more than this beyond the grasped width releases the object.
 RELEASE_MARGIN = 0.02
 
@@ -35,12 +33,19 @@ class Gripper(Effecter):
     """Opens and closes two finger joints; grasps what both fingers touch while closing."""
 
     opcodes: dict[str, tuple[float, float]] = {"Open": (0.0, 1.57), "Close": (0.0, 0.0)}
+    defaults: ClassVar[dict[str, Any]] = {"left_finger": "", "right_finger": "", "min_angle": 0.0, "max_angle": 1.57,
+                                          "max_speed": 1.0, "max_torque": 10.0, "max_force": 500.0, "weight": 0.4}
+
+    @classmethod
+    def checked_params(cls, spec: "EffecterSpec") -> dict[str, Any]:
+        prm = super().checked_params(spec)
+        if not prm["left_finger"] or not prm["right_finger"]:
+            raise ValueError(f"effecter '{spec.name}' (Gripper): left_finger and right_finger joints are required")
+        return prm
 
     def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
         super().__init__(spec, robot)
-        prm = effecter_params(spec, KNOWN_PARAMS)
-        if not prm["left_finger"] or not prm["right_finger"]:
-            raise ValueError(f"effecter '{spec.name}' (Gripper): left_finger and right_finger joints are required")
+        prm = self.checked_params(spec)
         self.left = robot.joint_index(str(prm["left_finger"]))
         self.right = robot.joint_index(str(prm["right_finger"]))
         self.min_angle = float(prm["min_angle"])

@@ -8,12 +8,12 @@ them.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from usarsim.sim.effecters import Effecter, register
-from usarsim.sim.devices import CommandResult, effecter_params
+from usarsim.sim.devices import CommandResult
 from usarsim.sim.sensors.sight import cast_hits
 
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 # How far below the chassis the floor is searched for, and how high the tag rests on it.
 DROP_SEARCH = 3.0
 REST_HEIGHT = 0.02
-KNOWN_PARAMS = {"num_tags": 10, "weight": 0.4}
 
 
 @register("RFIDReleaser")
@@ -31,13 +30,19 @@ class RfidReleaser(Effecter):
     """Holds ``num_tags`` tags and releases them one at a time."""
 
     opcodes: dict[str, tuple[float, float]] = {"Release": (0.0, 0.0), "TagsRemaining": (0.0, 0.0)}
+    defaults: ClassVar[dict[str, Any]] = {"num_tags": 10, "weight": 0.4}
+
+    @classmethod
+    def checked_params(cls, spec: "EffecterSpec") -> dict[str, Any]:
+        prm = super().checked_params(spec)
+        count = prm["num_tags"]
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"effecter '{spec.name}' ({spec.type}): num_tags must be a whole number >= 0, got {count!r}")
+        return prm
 
     def __init__(self, spec: "EffecterSpec", robot: "Robot") -> None:
         super().__init__(spec, robot)
-        count = effecter_params(spec, KNOWN_PARAMS)["num_tags"]
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"effecter '{spec.name}' ({spec.type}): num_tags must be a whole number >= 0, got {count!r}")
-        self.remaining = count
+        self.remaining = int(self.checked_params(spec)["num_tags"])
         self.released: list[int] = []
 
     def drop_position(self) -> tuple[float, float, float]:
