@@ -94,32 +94,23 @@ def test_world_names_cannot_walk_out_of_the_worlds_folder(name):
         load_world(name)
 
 
-@pytest.mark.parametrize("original, broken, message", [
-    ("dimensions: [0.50,", "dimensions: [-0.50,", "each of dimensions must be positive"),
-    ("wheel_radius: 0.11", "wheel_radius: -0.11", "wheel_radius must not be negative"),
-    ("wheel_radius: 0.11", "wheel_radius: !!python/name:os.system", "YAML tag"),
-    ("wheel_radius: 0.11", "wheel_radius: 0.11\n  wheel_radus: 0.1", "unknown key 'wheel_radus'"),
+@pytest.mark.parametrize("robot, original, broken, message", [
+    ("P2AT", "dimensions: [0.50,", "dimensions: [-0.50,", "each of dimensions must be positive"),
+    ("P2AT", "wheel_radius: 0.11", "wheel_radius: -0.11", "wheel_radius must not be negative"),
+    ("P2AT", "wheel_radius: 0.11", "wheel_radius: !!python/name:os.system", "YAML tag"),
+    ("P2AT", "wheel_radius: 0.11", "wheel_radius: 0.11\n  wheel_radus: 0.1", "unknown key 'wheel_radus'"),
+    # effecter entries are checked at load too, like sensors
+    ("Talon", "type: Gripper,", "type: Griper,", "effecter 'Gripper': unknown effecter type 'Griper'"),
+    ("Talon", "left_finger: talon_left_finger_joint,", "left_fingr: talon_left_finger_joint,",
+     "unknown parameter.*left_fingr"),
+    ("Talon", "left_finger: talon_left_finger_joint,", "", "left_finger and right_finger joints are required"),
 ])
-def test_broken_robot_file_names_file_and_key(tmp_path, original, broken, message):
-    shipped = (robots_dir() / "P2AT.yaml").read_text()
+def test_broken_robot_file_names_file_and_key(tmp_path, robot, original, broken, message):
+    shipped = (robots_dir() / f"{robot}.yaml").read_text()
     assert original in shipped
-    path = tmp_path / "P2AT.yaml"
+    path = tmp_path / f"{robot}.yaml"
     path.write_text(shipped.replace(original, broken))
-    with pytest.raises(ConfigError, match=rf"P2AT.yaml:\d+: .*{message}"):
-        load_dataclass(RobotSpec, path)
-
-
-@pytest.mark.parametrize("original, broken, message", [
-    ("type: Gripper,", "type: Griper,", "effecter 'Gripper': unknown effecter type 'Griper'"),
-    ("left_finger: talon_left_finger_joint,", "left_fingr: talon_left_finger_joint,", "unknown parameter.*left_fingr"),
-    ("left_finger: talon_left_finger_joint,", "", "left_finger and right_finger joints are required"),
-])
-def test_broken_effecter_entry_fails_at_load_with_file_and_line(tmp_path, original, broken, message):
-    shipped = (robots_dir() / "Talon.yaml").read_text()
-    assert original in shipped
-    path = tmp_path / "Talon.yaml"
-    path.write_text(shipped.replace(original, broken))
-    with pytest.raises(ConfigError, match=rf"Talon.yaml:\d+: .*{message}"):
+    with pytest.raises(ConfigError, match=rf"{robot}.yaml:\d+: .*{message}"):
         load_dataclass(RobotSpec, path)
 
 
