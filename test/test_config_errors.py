@@ -104,6 +104,9 @@ def test_world_names_cannot_walk_out_of_the_worlds_folder(name):
     ("Talon", "left_finger: talon_left_finger_joint,", "left_fingr: talon_left_finger_joint,",
      "unknown parameter.*left_fingr"),
     ("Talon", "left_finger: talon_left_finger_joint,", "", "left_finger and right_finger joints are required"),
+    ("Talon", "right_finger: talon_right_finger_joint}", "right_finger: talon_right_finger_joint, max_angle: wide}",
+     "max_angle must be a finite number, got 'wide'"),
+    ("Talon", "right_finger: talon_right_finger_joint}", "right_finger: 3}", "right_finger must be a name"),
 ])
 def test_broken_robot_file_names_file_and_key(tmp_path, robot, original, broken, message):
     shipped = (robots_dir() / f"{robot}.yaml").read_text()

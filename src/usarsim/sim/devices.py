@@ -4,6 +4,7 @@ Neutral ground: sensors and effecters both import from here and never from each 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -52,9 +53,19 @@ class Effecter:
 
 
 def effecter_params(spec: "EffecterSpec", defaults: dict[str, Any]) -> dict[str, Any]:
-    """The catalogue entry's params over the family's ``defaults``; unknown names are refused."""
+    """The catalogue entry's params over the family's ``defaults``; unknown names and values of
+    another kind than the default's (a word for a number, a number for a joint name) are refused."""
     unknown = set(spec.params) - set(defaults)
     if unknown:
         raise ValueError(f"effecter '{spec.name}' ({spec.type}): unknown parameter(s) "
                          f"{', '.join(sorted(unknown))} (known: {', '.join(sorted(defaults))})")
+    for name, value in spec.params.items():
+        if isinstance(defaults[name], float) and not _finite_number(value):
+            raise ValueError(f"effecter '{spec.name}' ({spec.type}): {name} must be a finite number, got {value!r}")
+        if isinstance(defaults[name], str) and not isinstance(value, str):
+            raise ValueError(f"effecter '{spec.name}' ({spec.type}): {name} must be a name, got {value!r}")
     return {**defaults, **spec.params}
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
