@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Sequence
 import numpy as np
 import pybullet as p
 
@@ -142,21 +143,11 @@ class OmniCamera(Camera):
         return prm.face_size or max(8, math.ceil(geometry.rim * math.pi / 2.0))
 
     def render(self) -> bytes:
-        prm: OmniCameraParams = self.params  # type: ignore[assignment]
         geometry = self.geometry()
         remap = _remap(geometry, self.face_size(geometry))
         eye, rot = self.robot.mount_pose(self.spec.mount)
-        near = prm.near
-        faces = []
-        for face, (forward, up) in enumerate(_FACES):
-            if face == 0:
-                projection = p.computeProjectionMatrix(-near, near, -near, near, near, prm.far)
-                size = (remap.axis_size, remap.axis_size)
-            else:  # cut at the rim: the frustum's top is the rim's elevation, its bottom 45 degrees in
-                projection = p.computeProjectionMatrix(-near, near, -near, near * remap.rim_height, near, prm.far)
-                size = (remap.face_size, remap.side_rows)
-            rgb, _ = self.render_view(eye, rot @ forward, rot @ up, size[0], size[1], projection)
-            faces.append(rgb.reshape(-1, 3))
+        faces = [self.render_view(eye, rot @ forward, rot @ up, width, height, projection)[0].reshape(-1, 3)
+                 for forward, up, width, height, projection in face_views(self)]
         faces.append(np.zeros((1, 3), dtype=np.uint8))
         return np.concatenate(faces)[remap.index].tobytes()
 
@@ -166,4 +157,18 @@ class OmniCamera(Camera):
         return Lens("unified", -geometry.gamma, geometry.gamma, geometry.width / 2.0, geometry.height / 2.0, (1.0,))
 
 
-__all__ = ["MirrorGeometry", "OmniCamera", "OmniCameraParams", "mirror_geometry"]
+def face_views(camera: OmniCamera) -> list[tuple[np.ndarray, np.ndarray, int, int, Sequence[float]]]:
+    """The renders one frame takes: (forward, up) in the mount frame, width, height, projection matrix."""
+    prm: OmniCameraParams = camera.params  # type: ignore[assignment]
+    geometry = camera.geometry()
+    remap = _remap(geometry, camera.face_size(geometry))
+    near = prm.near
+    axis = p.computeProjectionMatrix(-near, near, -near, near, near, prm.far)
+    # side faces are cut at the rim: the frustum's top is the rim's elevation, its bottom 45 degrees in
+    side = p.computeProjectionMatrix(-near, near, -near, near * remap.rim_height, near, prm.far)
+    return [(forward, up, *((remap.axis_size, remap.axis_size, axis) if face == 0 else
+                            (remap.face_size, remap.side_rows, side)))
+            for face, (forward, up) in enumerate(_FACES)]
+
+
+__all__ = ["face_views", "MirrorGeometry", "OmniCamera", "OmniCameraParams", "mirror_geometry"]
