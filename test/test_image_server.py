@@ -123,6 +123,18 @@ def test_first_frame_is_from_the_selected_camera_and_follows_the_selection(world
         assert rendered.robots_of(read_frame(sock)[1].tobytes()) == {"R1"}
 
 
+def test_serves_the_omnidirectional_camera_like_any_camera(world):
+    sim, rendered, serve = world
+    sim.spawn("OmniP2DX", "R1", start="Start1")
+    server = serve()
+    assert server.select("127.0.0.1", "R1", "OmniCam") == "OmniCam"
+    with connect(server) as sock:
+        kind, pic = read_frame(sock)
+        assert kind == 0 and pic.size == (320, 320)
+        assert rendered.robots_of(pic.tobytes()) == {"R1"}
+        assert pic.getpixel((0, 0)) == (0, 0, 0) and pic.getpixel((160, 160)) != (0, 0, 0)  # mirror circle
+
+
 def test_selection_is_per_client_address(world):
     sim, rendered, serve = world
     sim.spawn("P2AT", "R1", start="Start1")

@@ -27,6 +27,7 @@ from usarsim.sim.simulator import Simulator  # noqa: E402
 # parameters a family needs on this robot, or that keep the test quick
 PARAMS = {
     "Camera": {"width": 32, "height": 24, "always_on": True},
+    "OmniCamera": {"width": 32, "height": 32, "always_on": True},
     "Encoder": {"joint": "left_front_wheel_joint"},
     "RangeScanner3D": {"horizontal_step": 0.1, "vertical_step": 0.1},
     "RangeImager": {"horizontal_step": 0.1, "vertical_step": 0.1},

@@ -19,6 +19,7 @@ from usarsim.protocol import grammar as g
 from usarsim.sim.catalogue import RobotSpec
 from usarsim.sim.commands import (AckermannDrive, AerialDrive, BlimpDrive, Command, Flip, JointTargets, NauticDrive,
                                   OmniDrive, ReachPose, SensorCommand, SetLight, WheelDrive)
+from usarsim.sim.sensors import is_camera
 
 WHEEL_DRIVES = ("skid", "differential", "tracked")
 
@@ -185,7 +186,7 @@ def mispkg_commands(cmd: g.MisPkg, robot: str, spec: RobotSpec) -> list[Command]
 
 def camera_commands(cmd: g.Camera, robot: str, spec: RobotSpec) -> list[Command]:
     """Legacy CAMERA on the main (first) camera: Rotation pitch,yaw,roll (rad) -> PanTilt, Zoom (deg) -> FOV."""
-    camera = next((s.name for s in spec.sensors if s.type == "Camera"), None)
+    camera = next((s.name for s in spec.sensors if is_camera(s.type)), None)
     if camera is None:
         raise Unsupported(f"{spec.class_name} has no camera")
     out: list[Command] = []
@@ -298,7 +299,7 @@ def _joint(cmd: g.Set, robot: str) -> SetRequest:
 
 
 def _viewports(cmd: g.Set, spec: RobotSpec) -> SetRequest:
-    cameras = {s.name for s in spec.sensors if s.type == "Camera"}
+    cameras = {s.name for s in spec.sensors if is_camera(s.type)}
     config = cmd.config or ("QuadView" if len(cameras) > 1 else "SingleView")
     config = {"0": "SingleView", "1": "QuadView"}.get(config, config)
     ok = config.lower() in ("singleview", "quadview")

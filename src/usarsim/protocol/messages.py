@@ -467,11 +467,17 @@ def conf_sensors(spec: "RobotSpec", sensor_type: str, name: str | None = None, *
 
 
 def _conf_fields(sensor_type: str, prm: Any, current: dict[str, Any]) -> list[tuple[str, Any]]:
-    if sensor_type == "Camera":
-        return [("CameraDefFov", prm.fov), ("CameraMinFov", prm.min_fov), ("CameraMaxFov", prm.max_fov),
-                ("CameraFov", current.get("fov", prm.fov)), ("Width", prm.width), ("Height", prm.height)]
+    from usarsim.sim.sensors import is_camera
+    from usarsim.sim.sensors.camera import CameraParams
+
     fields: list[tuple[str, Any]] = []
-    for f in dataclasses.fields(prm):
+    own = dataclasses.fields(prm)
+    if is_camera(sensor_type):  # the manual's RobotCamera keys, then what a kind of camera adds
+        fields = [("CameraDefFov", prm.fov), ("CameraMinFov", prm.min_fov), ("CameraMaxFov", prm.max_fov),
+                  ("CameraFov", current.get("fov", prm.fov)), ("Width", prm.width), ("Height", prm.height)]
+        camera_keys = {f.name for f in dataclasses.fields(CameraParams)}
+        own = tuple(f for f in own if f.name not in camera_keys)
+    for f in own:
         value = getattr(prm, f.name)
         if isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
             fields.append((wire_name(f.name, sensor_type), value))

@@ -319,22 +319,21 @@ def image(r: rd.CameraImage, names: RobotNames) -> Image:
 
 
 def camera_info(r: rd.CameraImage, names: RobotNames) -> CameraInfo:
-    """sensor_msgs/CameraInfo of an ideal pinhole with the image's horizontal FOV (square pixels)."""
-    return pinhole_info(r.time, names.frame(r.frame + OPTICAL_SUFFIX), r.width, r.height, r.horizontal_fov)
+    """sensor_msgs/CameraInfo of the image's lens (an ideal pinhole unless the camera says otherwise)."""
+    return lens_info(r.time, names.frame(r.frame + OPTICAL_SUFFIX), r.width, r.height, r.intrinsics())
 
 
-def pinhole_info(t: float, optical_frame: str, width: int, height: int, horizontal_fov: float) -> CameraInfo:
-    """sensor_msgs/CameraInfo of an ideal pinhole camera (square pixels, no distortion)."""
+def lens_info(t: float, optical_frame: str, width: int, height: int, lens: rd.Lens) -> CameraInfo:
+    """sensor_msgs/CameraInfo of ``lens``: K and P from its focal lengths and centre, D its distortion
+    (pinhole: plumb_bob, zeros; omnidirectional: ``unified`` with D = [xi]); no rectification."""
     msg = CameraInfo()
     set_header(msg, t, optical_frame)
     msg.height, msg.width = int(height), int(width)
-    f = (width / 2.0) / math.tan(horizontal_fov / 2.0)
-    cx, cy = width / 2.0, height / 2.0
-    msg.distortion_model = "plumb_bob"
-    msg.d = [0.0] * 5
-    msg.k = [f, 0.0, cx, 0.0, f, cy, 0.0, 0.0, 1.0]
+    msg.distortion_model = lens.model
+    msg.d = [float(v) for v in lens.d]
+    msg.k = [lens.fx, 0.0, lens.cx, 0.0, lens.fy, lens.cy, 0.0, 0.0, 1.0]
     msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    msg.p = [f, 0.0, cx, 0.0, 0.0, f, cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    msg.p = [lens.fx, 0.0, lens.cx, 0.0, 0.0, lens.fy, lens.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
     return msg
 
 
@@ -644,6 +643,6 @@ def initial_joint_transforms(names: RobotNames, t: float = 0.0) -> list[Transfor
 __all__ = ["CLOCK_TOPIC", "HAVE_TF", "RobotNames", "TF_STATIC_TOPIC", "TF_TOPIC", "UNMEASURED", "battery_state",
            "camera_info", "clock_message", "compressed_image", "enu_alias", "expected_topics", "ground_truth",
            "image", "imu", "ins_odometry", "joint_state", "joint_transforms", "laser_scan", "map_to_odom",
-           "nav_sat_fix", "odom_transform", "odometry", "pinhole_info", "point_cloud", "range_message",
+           "nav_sat_fix", "odom_transform", "odometry", "lens_info", "point_cloud", "range_message",
            "reading_to_messages", "rfid_detections", "stamp", "static_transforms", "supported", "tf_messages",
            "transform", "victim_detections"]

@@ -99,11 +99,12 @@ def joints_from_urdf(urdf: str) -> tuple[JointFrame, ...]:
 
 def robot_joints(spec: "RobotSpec") -> tuple[JointFrame, ...]:
     """The robot's joints plus a fixed ``<camera frame>_optical`` child for every camera."""
+    from usarsim.sim.sensors import is_camera
     from usarsim.sim.urdf import generate_urdf
 
     joints = list(joints_from_urdf(generate_urdf(spec)))
     for sensor in spec.sensors:
-        if sensor.type == "Camera":
+        if is_camera(sensor.type):
             frame = sensor.frame_id
             joints.append(JointFrame(f"{frame}{OPTICAL_SUFFIX}_joint", "fixed", frame, frame + OPTICAL_SUFFIX,
                                      (0.0, 0.0, 0.0), OPTICAL_RPY))

@@ -522,8 +522,8 @@ class UsarsimNode(Node):
                     continue
                 self._next_info[key] = now + sensor.interval
                 prm = sensor.params
-                info = convert.pinhole_info(now, bridge.names.frame(sensor.frame + OPTICAL_SUFFIX),
-                                            prm.width, prm.height, sensor.fov)  # type: ignore[attr-defined]
+                info = convert.lens_info(now, bridge.names.frame(sensor.frame + OPTICAL_SUFFIX),
+                                         prm.width, prm.height, sensor.lens())  # type: ignore[attr-defined]
                 out.append((self._publisher(bridge.names.sensor_topic("camera", sensor.name, "camera_info"),
                                             CameraInfo), info))
         self._next_info_due = min(self._next_info.values(), default=math.inf)

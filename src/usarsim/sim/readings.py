@@ -8,6 +8,7 @@ otherwise; body-relative values are FLU.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -158,14 +159,41 @@ class TouchReading(Reading):
 
 
 @dataclass(frozen=True)
+class Lens:
+    """Intrinsics of an image in its optical frame (z forward, x right, y down), as
+    sensor_msgs/CameraInfo carries them: ``model`` is ``plumb_bob`` (pinhole, ``d`` all zero)
+    or ``unified`` (catadioptric unified model: a direction is projected from ``(0, 0, -xi)``
+    onto the plane, ``d = (xi,)``; xi = 1 is a parabolic mirror)."""
+
+    model: str
+    fx: float
+    fy: float
+    cx: float
+    cy: float
+    d: tuple[float, ...]
+
+
+def pinhole_lens(width: int, height: int, horizontal_fov: float) -> Lens:
+    """An ideal pinhole (square pixels, no distortion) with this horizontal FOV."""
+    f = (width / 2.0) / math.tan(horizontal_fov / 2.0)
+    return Lens("plumb_bob", f, f, width / 2.0, height / 2.0, (0.0,) * 5)
+
+
+@dataclass(frozen=True)
 class CameraImage(Reading):
-    """Packed RGB8 image, rows top to bottom. Optical frame: z forward, x right, y down."""
+    """Packed RGB8 image, rows top to bottom. Optical frame: z forward, x right, y down.
+    ``lens`` None means the ideal pinhole of ``horizontal_fov``."""
 
     width: int
     height: int
     rgb: bytes = field(repr=False)
     horizontal_fov: float
+    lens: Lens | None = None
     kind: ClassVar[str] = "Camera"
+
+    def intrinsics(self) -> Lens:
+        """The image's lens (the pinhole of ``horizontal_fov`` when none was given)."""
+        return self.lens or pinhole_lens(self.width, self.height, self.horizontal_fov)
 
 
 @dataclass(frozen=True)

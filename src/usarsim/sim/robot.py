@@ -202,6 +202,13 @@ class Robot:
         ux, uy, uz = 2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)
         return wx * ux + wy * uy + wz * uz, uz
 
+    def base_link_motion(self) -> tuple[np.ndarray, np.ndarray]:
+        """World position and velocity of the base_link frame's origin: PyBullet's base is the
+        centre of mass of base_link and every fixed link merged into it, which may lie elsewhere."""
+        base = self.base
+        position, _ = self.link_pose(BASE_LINK)
+        return position, base.linear_velocity + np.cross(base.angular_velocity, position - base.position)
+
     def link_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a link frame (merged fixed links resolved)."""
         if link == BASE_LINK:

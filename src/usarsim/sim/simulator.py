@@ -29,6 +29,7 @@ from usarsim.sim.listeners import Listeners
 from usarsim.sim.readings import GroundTruthReading, Reading, RobotLost
 from usarsim.sim.props import Prop, load_prop, set_body_state
 from usarsim.sim.robot import Robot, pose_tuple, spawn_height
+from usarsim.sim.sensors.ground_truth import ground_truth_of
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.wireless import LinkTable, WirelessNetwork
 from usarsim.sim.world import BuiltWorld, WorldSpec, build_world, load_world
@@ -441,12 +442,8 @@ class Simulator:
     def ground_truth(self, name: str) -> GroundTruthReading:
         """Exact pose and twist of a robot now (for tests and evaluation)."""
         with self._lock:
-            robot = self.robot(name)
-            base = robot.base
-            return GroundTruthReading(time=self.time, robot=name, sensor="GroundTruth", frame="base_link",
-                                      position=tuple(base.position), orientation=base.orientation,
-                                      linear_velocity=tuple(base.linear_velocity),
-                                      angular_velocity=tuple(base.angular_velocity))
+            return ground_truth_of(self.robot(name), time=self.time, robot=name, sensor="GroundTruth",
+                                   frame="base_link")
 
     # --- pacing ----------------------------------------------------------------------------
     def start(self) -> None:

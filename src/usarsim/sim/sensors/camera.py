@@ -9,13 +9,13 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pybullet as p
 
 from usarsim.sim.lighting import add_headlight, fill_sky, scene_light
-from usarsim.sim.readings import CameraImage
+from usarsim.sim.readings import CameraImage, Lens, pinhole_lens
 from usarsim.sim.see_through import composite
 from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
 from usarsim.sim.sensors.ptz import pan_tilt_command
@@ -95,10 +95,20 @@ class Camera(Sensor):
         """One RGB8 frame as packed bytes, rows top to bottom."""
         prm: CameraParams = self.params  # type: ignore[assignment]
         eye, rot = self.robot.mount_pose(self.spec.mount)
-        target = eye + rot[:, 0]
-        view = p.computeViewMatrix(eye.tolist(), target.tolist(), rot[:, 2].tolist())
         projection = p.computeProjectionMatrixFOV(math.degrees(vertical_fov(self.fov, prm.width, prm.height)),
                                                   prm.width / prm.height, prm.near, prm.far)
+        rgb, depth = self.render_view(eye, rot[:, 0], rot[:, 2], prm.width, prm.height, projection)
+        if self.robot.light_on:
+            half_h = math.tan(self.fov / 2.0)
+            rgb = add_headlight(rgb, depth, prm.near, prm.far, self.robot.spec.light_intensity,
+                                (half_h, half_h * prm.height / prm.width))
+        return rgb.tobytes()
+
+    def render_view(self, eye: np.ndarray, forward: np.ndarray, up: np.ndarray, width: int, height: int,
+                    projection: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+        """RGB (height x width x 3) and depth buffer of one view from ``eye`` along ``forward``,
+        in the world's light and sky, glass and fences seen through."""
+        view = p.computeViewMatrix(eye.tolist(), (eye + forward).tolist(), up.tolist())
         options = self.env.render_options
         renderer = p.ER_BULLET_HARDWARE_OPENGL if options.get("egl") else p.ER_TINY_RENDERER
         world = self.env.world
@@ -107,29 +117,29 @@ class Camera(Sensor):
 
         def draw() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             _, _, rgba, depth, seg = p.getCameraImage(
-                prm.width, prm.height, view, projection, renderer=renderer,
+                width, height, view, projection, renderer=renderer,
                 flags=0 if see_through else p.ER_NO_SEGMENTATION_MASK,
                 **light.camera_kwargs(options.get("shadows", True)), physicsClientId=self.env.client)
-            shape = (prm.height, prm.width)
+            shape = (height, width)
             rgb = np.asarray(rgba, dtype=np.uint8).reshape(-1)[_rgb_indices(shape[0] * shape[1])].reshape(*shape, 3)
             depth = np.asarray(depth, dtype=float).reshape(shape)
             fill_sky(rgb, depth, world.sky)
             return rgb, depth, np.asarray(seg, dtype=np.int64).reshape(shape)
 
         if see_through:
-            rgb, depth = composite(self.env.client, draw, world.glass, world.fences, world.colors)
-        else:
-            rgb, depth, _ = draw()
-        if self.robot.light_on:
-            half_h = math.tan(self.fov / 2.0)
-            rgb = add_headlight(rgb, depth, prm.near, prm.far, self.robot.spec.light_intensity,
-                                (half_h, half_h * prm.height / prm.width))
-        return rgb.tobytes()
+            return composite(self.env.client, draw, world.glass, world.fences, world.colors)
+        rgb, depth, _ = draw()
+        return rgb, depth
+
+    def lens(self) -> Lens:
+        """The intrinsics of the frames as they are now (an ideal pinhole of the current FOV)."""
+        prm: CameraParams = self.params  # type: ignore[assignment]
+        return pinhole_lens(prm.width, prm.height, self.fov)
 
     def read(self, now: float) -> CameraImage:
         prm: CameraParams = self.params  # type: ignore[assignment]
         return CameraImage(**self.header(now), width=prm.width, height=prm.height, rgb=self.render(),
-                           horizontal_fov=self.fov)
+                           horizontal_fov=self.fov, lens=self.lens())
 
     def command(self, opcode: str, params: tuple[Any, ...]) -> CommandResult:
         """FOV <rad> sets the field of view (reply carries the FOV in force); PanTilt moves the mount (see ptz)."""

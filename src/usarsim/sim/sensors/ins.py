@@ -59,7 +59,8 @@ class Ins(Sensor):
 
     def _true(self) -> tuple[Vec, Vec, Rows]:
         base = self.robot.base
-        return base.position.tolist(), list(rotations.euler_from_quaternion(base.orientation)), base.rotation.tolist()
+        position, _ = self.robot.base_link_motion()
+        return position.tolist(), list(rotations.euler_from_quaternion(base.orientation)), base.rotation.tolist()
 
     def on_spawned(self, now: float) -> None:
         super().on_spawned(now)

@@ -41,6 +41,16 @@ def family(type_name: str) -> type[Sensor]:
     return SENSORS.get(type_name)
 
 
+def is_camera(type_name: str) -> bool:
+    """True for image-producing families (the plain camera and its kinds, e.g. the omnidirectional one)."""
+    from usarsim.sim.sensors.camera import Camera
+
+    try:
+        return issubclass(family(type_name), Camera)
+    except KeyError:
+        return False
+
+
 def params_for(spec: "SensorSpec") -> CommonParams:
     """Validated Params for a sensor spec (unknown keys and non-numbers rejected)."""
     cls = family(spec.type).Params
