@@ -25,6 +25,8 @@ def relative_uniform(values: Values, noise: float, rng: np.random.Generator) -> 
     """USARSim ``Noise``: v + U(-noise, +noise) * v."""
     if noise <= 0.0:
         return values
+    if isinstance(values, float):  # one range (sonar, IR): the same draw and arithmetic without arrays
+        return float(values + float(rng.uniform(-noise, noise)) * values)
     arr = np.asarray(values, dtype=float)
     result = arr + rng.uniform(-noise, noise, size=arr.shape) * arr
     return float(result) if np.ndim(values) == 0 else result  # type: ignore[return-value]
@@ -49,6 +51,9 @@ class OutputCurve:
         xs = [p[0] for p in self.points]
         if len(xs) < 2 or any(b <= a for a, b in zip(xs, xs[1:])):
             raise ValueError("output curve needs >= 2 points with increasing inputs")
+        # the arrays np.interp needs, made once: range sensors apply the curve to every reading
+        object.__setattr__(self, "_xs", np.array(xs, dtype=float))
+        object.__setattr__(self, "_ys", np.array([p[1] for p in self.points], dtype=float))
 
     @classmethod
     def identity(cls, upper: float) -> "OutputCurve":
@@ -56,8 +61,7 @@ class OutputCurve:
         return cls(((0.0, 0.0), (upper, upper)))
 
     def __call__(self, values: Values) -> Values:
-        xs = np.array([p[0] for p in self.points])
-        ys = np.array([p[1] for p in self.points])
+        xs, ys = self._xs, self._ys  # type: ignore[attr-defined]
         arr = np.asarray(values, dtype=float)
         out = np.interp(arr, xs, ys)
         # a tiny tolerance keeps a value clamped exactly at the domain edge inside it

@@ -264,8 +264,7 @@ class Robot:
     def mount_pose(self, mount: Mount) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a device mounted at ``mount``."""
         parent_pos, parent_rot = self.link_pose(mount.parent)
-        offset = _fixed_rotation(tuple(mount.rpy))
-        return parent_pos + parent_rot @ np.array(mount.xyz), parent_rot @ offset
+        return parent_pos + parent_rot @ _fixed_offset(tuple(mount.xyz)), parent_rot @ _fixed_rotation(tuple(mount.rpy))
 
     # --- commands --------------------------------------------------------------------------
     def apply(self, cmd: Command) -> CommandResult | None:
@@ -481,6 +480,14 @@ def _fixed_rotation(rpy: tuple[float, float, float]) -> np.ndarray:
     rot = rotations.rotation_matrix(rotations.quaternion_from_euler(rpy))
     rot.setflags(write=False)  # shared between callers
     return rot
+
+
+@functools.lru_cache(maxsize=1024)
+def _fixed_offset(xyz: tuple[float, float, float]) -> np.ndarray:
+    """A constant mount position as an array (sensors ask for it every reading)."""
+    offset = np.array(xyz, dtype=float)
+    offset.setflags(write=False)  # shared between callers
+    return offset
 
 
 def spawn_height(spec: RobotSpec, ground_z: float, clearance: float = 0.02) -> float:

@@ -139,7 +139,10 @@ class SkidSteerDrive(Drive):
         self.right_scale = getattr(self, "right_scale", [1.0] * len(self.right))
         self.brake = WheelBrake(robot.client, robot.body_id, self.left + self.right, self.spec.max_torque)
         self.yaw = YawRateLoop(self.spec)
+        self._joints = self.left + self.right
+        self._forces = [self.spec.max_torque] * len(self._joints)
         self.command = (0.0, 0.0)
+        self._target_yaw_rate = 0.0
         self._sent: tuple[float, float] | None = None
         self._send(*self.command)
         self.brake.request()
@@ -156,6 +159,7 @@ class SkidSteerDrive(Drive):
 
     def _set(self, command: tuple[float, float]) -> None:
         self.command = command
+        self._target_yaw_rate = wheel_speeds_to_twist(*command, self.spec)[1]
         self.yaw.reset()
         if command == (0.0, 0.0):
             self.brake.request()
@@ -174,8 +178,7 @@ class SkidSteerDrive(Drive):
         if upright < YawRateLoop.MIN_UPRIGHT:  # on its side or on a wall: no meaningful yaw rate
             self.yaw.reset()
             return
-        _, target = wheel_speeds_to_twist(*self.command, self.spec)
-        delta = self.yaw.correction(target, measured, dt)
+        delta = self.yaw.correction(self._target_yaw_rate, measured, dt)
         left = clamp(self.command[0] - delta, self.spec.max_wheel_speed)
         right = clamp(self.command[1] + delta, self.spec.max_wheel_speed)
         if self._sent is None or abs(left - self._sent[0]) + abs(right - self._sent[1]) > 1e-3:
@@ -185,10 +188,9 @@ class SkidSteerDrive(Drive):
         self._sent = (left, right)
         if self.brake.engaged:
             return
-        joints = self.left + self.right
         speeds = [left * k for k in self.left_scale] + [right * k for k in self.right_scale]
-        p.setJointMotorControlArray(self.robot.body_id, joints, p.VELOCITY_CONTROL, targetVelocities=speeds,
-                                    forces=[self.spec.max_torque] * len(joints), physicsClientId=self.robot.client)
+        p.setJointMotorControlArray(self.robot.body_id, self._joints, p.VELOCITY_CONTROL, targetVelocities=speeds,
+                                    forces=self._forces, physicsClientId=self.robot.client)
 
     def power(self) -> float:
         return self.spec.max_torque * (abs(self.command[0]) + abs(self.command[1])) * 0.05
