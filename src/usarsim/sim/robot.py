@@ -188,17 +188,25 @@ class Robot:
             self._state = BaseState(np.array(pos), tuple(orn), rot, np.array(lin), np.array(ang))
         return self._state
 
+    def height(self) -> float:
+        """World z of the chassis origin now; one position query unless this tick's state is cached
+        (the simulator checks every robot for a fall every tick)."""
+        if self._state is not None:
+            return float(self._state.position[2])
+        return p.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)[0][2]
+
     def yaw_rate(self) -> tuple[float, float]:
         """(angular rate about the chassis z axis, world z of that axis): what a body-fixed gyro sees.
 
         Drive loops ask every tick; unless the tick's state is cached already, this reads the two
-        PyBullet tuples without building the full ``BaseState``.
+        PyBullet tuples without building the full ``BaseState``. Either way the same closed form
+        gives the value, so a drive does not depend on whether a sensor read the state first.
         """
         if self._state is not None:
-            up = self._state.rotation[:, 2]
-            return float(self._state.angular_velocity @ up), float(up[2])
-        _, (x, y, z, w) = p.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)
-        _, (wx, wy, wz) = p.getBaseVelocity(self.body_id, physicsClientId=self.client)
+            (x, y, z, w), (wx, wy, wz) = self._state.orientation, self._state.angular_velocity.tolist()
+        else:
+            _, (x, y, z, w) = p.getBasePositionAndOrientation(self.body_id, physicsClientId=self.client)
+            _, (wx, wy, wz) = p.getBaseVelocity(self.body_id, physicsClientId=self.client)
         ux, uy, uz = 2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)
         return wx * ux + wy * uy + wz * uz, uz
 

@@ -412,7 +412,7 @@ class Simulator:
 
     def _remove_lost(self, now: float) -> list[Reading]:
         """Report and remove robots that fell out of the world (instead of simulating the fall forever)."""
-        lost = [r for r in self.robots.values() if r.base.position[2] < self.world.fall_limit_z]
+        lost = [r for r in self.robots.values() if r.height() < self.world.fall_limit_z]
         out: list[Reading] = []
         for robot in lost:
             where = rotations.vec3(robot.base.position)
