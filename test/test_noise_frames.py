@@ -39,6 +39,25 @@ def test_output_curve_interpolates_and_zeroes_outside_domain():
         noise.OutputCurve(((0.0, 0.0),))
 
 
+@pytest.mark.parametrize("points", [((0.0, 0.0), (5.0, 5.0)), ((0.0, 0.0), (1.0, 0.5), (3.0, 3.3), (20.0, 19.0)),
+                                    ((0.1, 0.0), (0.8, 2.0))])
+def test_output_curve_of_one_value_equals_the_array_form_exactly(points):
+    curve = noise.OutputCurve(points)
+    edges = [x for x, _ in points] + [points[-1][0] + 1e-10, points[0][0] - 1e-10, math.nan, math.inf, -math.inf]
+    values = np.concatenate([np.random.default_rng(3).uniform(-1.0, 25.0, 5000), edges])
+    by_array = curve(values)
+    for x, expected in zip(values.tolist(), by_array.tolist()):
+        got = curve(x)
+        assert type(got) is float and (got == expected or (math.isnan(got) and math.isnan(expected))), x
+
+
+def test_relative_noise_of_one_value_draws_what_the_array_form_draws():
+    one, many = np.random.default_rng(5), np.random.default_rng(5)
+    singles = [noise.relative_uniform(v, 0.05, one) for v in (1.0, 2.5, 4.75)]
+    assert singles == [float(noise.relative_uniform(np.array(v), 0.05, many)) for v in (1.0, 2.5, 4.75)]
+    assert all(type(v) is float for v in singles)
+
+
 def test_gps_sigma_matches_manual_bounds():
     assert noise.gps_sigma(4, 10.0, 1.5) == pytest.approx(10.0 / 3)
     assert noise.gps_sigma(12, 10.0, 1.5) == pytest.approx(1.5 / 3)

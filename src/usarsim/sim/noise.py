@@ -5,6 +5,7 @@ that every sensor draws from its own seeded stream.
 """
 from __future__ import annotations
 
+import bisect
 import zlib
 from dataclasses import dataclass
 from typing import Sequence, TypeVar
@@ -61,6 +62,8 @@ class OutputCurve:
         return cls(((0.0, 0.0), (upper, upper)))
 
     def __call__(self, values: Values) -> Values:
+        if isinstance(values, float):
+            return self._scalar(values)  # type: ignore[return-value]
         xs, ys = self._xs, self._ys  # type: ignore[attr-defined]
         arr = np.asarray(values, dtype=float)
         out = np.interp(arr, xs, ys)
@@ -68,6 +71,24 @@ class OutputCurve:
         eps = 1e-9 * max(1.0, abs(xs[-1]))
         out = np.where((arr < xs[0] - eps) | (arr > xs[-1] + eps), 0.0, out)
         return float(out) if np.ndim(values) == 0 else out  # type: ignore[return-value]
+
+
+    def _scalar(self, x: float) -> float:
+        """One value (a sonar or IR range) without arrays: np.interp's formula, bit for bit."""
+        points = self.points
+        first, last = points[0][0], points[-1][0]
+        eps = 1e-9 * max(1.0, abs(last))
+        if x < first - eps or x > last + eps:
+            return 0.0
+        if x != x:  # NaN stays NaN, as through np.interp
+            return x
+        if x >= last:
+            return float(points[-1][1])
+        if x < first:
+            return float(points[0][1])
+        j = bisect.bisect_right(points, x, key=lambda point: point[0]) - 1
+        (x0, y0), (x1, y1) = points[j], points[j + 1]
+        return float((y1 - y0) / (x1 - x0) * (x - x0) + y0)
 
 
 def curve_from_params(points: Sequence[Sequence[float]] | None, upper: float) -> OutputCurve:

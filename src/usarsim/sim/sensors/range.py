@@ -140,6 +140,7 @@ class Ranger(Sensor):
         self._is_ir = self.type_name == "IR"
         self._local = np.array([[1.0, 0.0, 0.0]]) if self._is_ir else cone_directions(prm.beam_angle, prm.vertical_beam_angle)
         self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)
+        self._limits = np.full(len(self._local), prm.max_range)
 
     def _rays(self) -> tuple[np.ndarray, np.ndarray]:
         origin, rot = self.robot.mount_pose(self.spec.mount)
@@ -165,7 +166,7 @@ class Ranger(Sensor):
         for ignore, group in by_ignore.items():
             rays = [r._rays() for r in group]
             origins = np.concatenate([np.broadcast_to(o, d.shape) for o, d in rays])
-            limits = np.concatenate([np.full(len(d), cast(RangerParams, r.params).max_range) for r, (_, d) in zip(group, rays)])
+            limits = np.concatenate([r._limits for r in group])
             distances = cast_rays(group[0].env.client, origins, np.concatenate([d for _, d in rays]), limits, ignore)
             start = 0
             for ranger, (_, d) in zip(group, rays):
@@ -176,7 +177,7 @@ class Ranger(Sensor):
     def _reading(self, now: float, distances: np.ndarray) -> RangeReading:
         """The nearest hit of the cone, with noise and output curve."""
         prm: RangerParams = self.params  # type: ignore[assignment]
-        value = min(float(np.min(distances)), prm.max_range)
+        value = min(float(distances.min()), prm.max_range)
         value = noise.relative_uniform(value, prm.noise, self.rng)
         value = float(self._curve(min(max(value, 0.0), prm.max_range)))
         return RangeReading(**self.header(now), range=value, range_min=prm.min_range, range_max=prm.max_range,
