@@ -2,7 +2,8 @@
 
 Both runs load the same world and the same P2AT URDF, drive the same wheel
 motors and cast the same rays at the same rates: laser 181 beams at 10 Hz,
-odometry and INS at 50 Hz, GPS (16 sky rays) at 1 Hz, robot state at 5 Hz.
+odometry and INS at 50 Hz, GPS (16 sky rays) at 1 Hz, robot state at 5 Hz; the raw
+side also makes the two chassis queries the drive's yaw-rate loop makes every tick.
 Prints steps/s of each, their ratio and the simulator's real-time factor.
 
     .venv/bin/python bench/core.py [--world yellow] [--seconds 20]
@@ -93,6 +94,8 @@ def run_raw(world: str, ticks: int) -> float:
     for tick in range(1, ticks + 1):
         p.stepSimulation(physicsClientId=client)
         world.update(tick / PHYSICS_RATE)  # animated victims, as the simulator does every tick
+        p.getBasePositionAndOrientation(body, physicsClientId=client)  # the yaw-rate loop's reads
+        p.getBaseVelocity(body, physicsClientId=client)
         if tick % period["INS"] == 0 or tick % period["RangeScanner"] == 0:
             pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=client)
             p.getBaseVelocity(body, physicsClientId=client)

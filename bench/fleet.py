@@ -7,8 +7,10 @@ URDFs, the same motor, friction and joint-hold settings and wheel commands, the 
 thrust calls for rotorcraft, and the same number of rays per range sensor at the same
 rates, in the same directions from the same mounts as the sensors cast them (laser fans,
 sonar/IR cones, GPS sky rays, victim-sensor and 3-D scanner grids; one batch per sensor,
-large ones on all cores), plus the state queries odometry and INS need. Cameras are off in both
-(they render only when a client asks for images).
+large ones on all cores), plus the state queries odometry and INS need and the two chassis
+queries (pose, velocity) that a skid-steer drive's yaw-rate loop makes every tick, without the
+loop's arithmetic or its motor updates. Cameras are off in both (they render only when a client
+asks for images).
 Rates are given per wall-clock second and per CPU second of this process (the latter
 is what one core delivers when other processes share the machine).
 
@@ -35,6 +37,7 @@ from usarsim import rotations
 from usarsim.sim.catalogue import RobotSpec, available_robots, load_robot
 from usarsim.sim.commands import (AckermannDrive, AerialDrive, BlimpDrive, CommandError, JointTargets, NauticDrive,
                                   OmniDrive, WheelDrive)
+from usarsim.sim.drives import DRIVES, SkidSteerDrive
 from usarsim.sim.water import WaterSpec as WaterVolume
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.raycast import beam_count, threads_for
@@ -263,7 +266,9 @@ def run_raw(world: "str | WorldSpec", specs: list[RobotSpec], ticks: int) -> tup
         raw_motors(client, body, joints, spec)
         aerial = spec.drive.type in ("aerial", "blimp", "nautic")
         mass = sum(p.getDynamicsInfo(body, j, physicsClientId=client)[0] for j in range(-1, len(joints))) if aerial else 0.0
-        bodies.append((body, wheels, mass, fluid_calls(spec)))
+        # drives that read the chassis state every tick: rotorcraft/blimp/submarine controllers, yaw-rate loops
+        controlled = aerial or issubclass(DRIVES.get(spec.drive.type), SkidSteerDrive)
+        bodies.append((body, wheels, mass, controlled, fluid_calls(spec)))
         loads.append(ray_loads(spec))
     for _ in range(100):
         p.stepSimulation(physicsClientId=client)
@@ -271,10 +276,11 @@ def run_raw(world: "str | WorldSpec", specs: list[RobotSpec], ticks: int) -> tup
     for tick in range(1, ticks + 1):
         p.stepSimulation(physicsClientId=client)
         built.update(tick / PHYSICS_RATE)
-        for (body, wheels, mass, shapes), robot_loads in zip(bodies, loads):
-            if mass:  # rotorcraft, blimp, submarine: the controller's state query and thrust, every tick
+        for (body, wheels, mass, controlled, shapes), robot_loads in zip(bodies, loads):
+            if controlled:  # the drive controller's state query, every tick
                 pos, _ = p.getBasePositionAndOrientation(body, physicsClientId=client)
                 p.getBaseVelocity(body, physicsClientId=client)
+            if mass:  # rotorcraft, blimp, submarine: thrust, every tick
                 p.applyExternalForce(body, -1, (0.0, 0.0, 9.81 * mass), pos, p.WORLD_FRAME, physicsClientId=client)
                 p.applyExternalTorque(body, -1, (0.0, 0.0, 0.0), p.WORLD_FRAME, physicsClientId=client)
             for _ in range(shapes):  # fluid forces: one force and torque per wet shape
