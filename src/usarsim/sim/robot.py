@@ -108,6 +108,7 @@ class Robot:
         # PyBullet reports the base's centre of mass; merged fixed links with mass move it off base_link.
         self._base_com = np.array(p.getDynamicsInfo(body_id, -1, physicsClientId=client)[3])
         self._state: BaseState | None = None
+        self._base_link_pose: tuple[np.ndarray, np.ndarray] | None = None  # this tick's, once asked for
         self._configure_dynamics()
         self.drive: Drive = drive_for(self)
         self.joint_groups = {g.name: JointGroup(self, g) for g in spec.joint_groups}
@@ -177,6 +178,7 @@ class Robot:
     def invalidate(self) -> None:
         """Forget cached state (called after each physics step)."""
         self._state = None
+        self._base_link_pose = None
 
     @property
     def base(self) -> BaseState:
@@ -220,10 +222,11 @@ class Robot:
     def link_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a link frame (merged fixed links resolved)."""
         if link == BASE_LINK:
-            base = self.base
-            if not self._base_com.any():
-                return base.position, base.rotation
-            return base.position - base.rotation @ self._base_com, base.rotation
+            if self._base_link_pose is None:  # every sensor on the chassis asks for it
+                base = self.base
+                origin = base.position - base.rotation @ self._base_com if self._base_com.any() else base.position
+                self._base_link_pose = (origin, base.rotation)
+            return self._base_link_pose
         if link in self._links:
             state = p.getLinkState(self.body_id, self._links[link], computeForwardKinematics=True,
                                    physicsClientId=self.client)

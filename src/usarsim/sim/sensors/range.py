@@ -6,6 +6,7 @@ ignore transparent surfaces (glass) by re-casting the rays that hit them.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 from typing import Sequence, cast
 
@@ -20,6 +21,8 @@ from usarsim.sim.sensors.registry import register
 # Rays start this far along their direction so a sensor on the chassis surface
 # does not see its own robot.
 RAY_START_OFFSET = 0.01
+# Fields of a PyBullet ray result (body, link, fraction, position, normal) read for every ray.
+_HIT_BODY, _HIT_FRACTION = operator.itemgetter(0), operator.itemgetter(2)
 
 
 def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range: float | np.ndarray,
@@ -30,8 +33,8 @@ def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range
     one batch. Hits on bodies in ``ignore`` (e.g. glass for IR) are skipped by casting
     again from just past them.
     """
-    origins = np.broadcast_to(origin, directions.shape)
-    limits = np.broadcast_to(np.asarray(max_range, dtype=float), (len(directions),))
+    origins = origin if np.shape(origin) == directions.shape else np.broadcast_to(origin, directions.shape)
+    limits = max_range if np.ndim(max_range) else np.full(len(directions), float(max_range))
     starts = origins + directions * RAY_START_OFFSET
     ends = origins + directions * limits[:, None]
     distances = np.full(len(directions), np.inf)
@@ -39,8 +42,8 @@ def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range
     travelled = np.full(len(directions), RAY_START_OFFSET)
     for _ in range(4):  # at most a few transparent panes in a row
         results = ray_test(client, starts[pending], ends[pending])
-        bodies = np.fromiter((r[0] for r in results), dtype=np.int64, count=len(results))
-        fractions = np.fromiter((r[2] for r in results), dtype=float, count=len(results))
+        bodies = np.fromiter(map(_HIT_BODY, results), dtype=np.int64, count=len(results))
+        fractions = np.fromiter(map(_HIT_FRACTION, results), dtype=float, count=len(results))
         hits = travelled[pending] + fractions * (limits[pending] - travelled[pending])
         solid = bodies >= 0
         if ignore:
@@ -165,7 +168,7 @@ class Ranger(Sensor):
             by_ignore.setdefault(ranger._ignore(), []).append(ranger)
         for ignore, group in by_ignore.items():
             rays = [r._rays() for r in group]
-            origins = np.concatenate([np.broadcast_to(o, d.shape) for o, d in rays])
+            origins = np.repeat(np.array([o for o, _ in rays]), [len(d) for _, d in rays], axis=0)
             limits = np.concatenate([r._limits for r in group])
             distances = cast_rays(group[0].env.client, origins, np.concatenate([d for _, d in rays]), limits, ignore)
             start = 0
