@@ -236,10 +236,11 @@ def main() -> None:
     # wall-clock rates also show load from other processes.
     for label, k in (("wall-clock", 0), ("CPU time", 1)):
         rate, core_rate, raw_rate = (max(r[k] for r in runs) for runs in (full, core, raw))
-        print(f"  {label:10s} full stack (fast pacing): {rate:7.0f} steps/s  real-time factor {rate / PHYSICS_RATE:5.2f}x")
-        print(f"  {label:10s} simulator alone:          {core_rate:7.0f} steps/s  real-time factor {core_rate / PHYSICS_RATE:5.2f}x")
-        print(f"  {label:10s} raw PyBullet, same work:  {raw_rate:7.0f} steps/s  real-time factor {raw_rate / PHYSICS_RATE:5.2f}x")
-        print(f"  {label:10s} ratio full stack / raw:   {rate / raw_rate:.2f}   (simulator alone / raw: {core_rate / raw_rate:.2f}; "
+        for name, value in (("full stack (fast pacing):", rate), ("simulator alone:", core_rate),
+                            ("raw PyBullet, same work:", raw_rate)):
+            print(f"  {label:10s} {name:25s} {value:7.0f} steps/s  real-time factor {value / PHYSICS_RATE:5.2f}x")
+        print(f"  {label:10s} ratio full stack / raw:   {rate / raw_rate:.2f}   "
+              f"(simulator alone / raw: {core_rate / raw_rate:.2f}; "
               f"the protocol server's share, full stack / simulator alone: {rate / core_rate:.2f})")
     print("  (all three share this machine; with other load on it compare the ratios, not the rates)")
 

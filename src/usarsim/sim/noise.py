@@ -72,7 +72,6 @@ class OutputCurve:
         out = np.where((arr < xs[0] - eps) | (arr > xs[-1] + eps), 0.0, out)
         return float(out) if np.ndim(values) == 0 else out  # type: ignore[return-value]
 
-
     def _scalar(self, x: float) -> float:
         """One value (a sonar or IR range) without arrays: np.interp's formula, bit for bit."""
         points = self.points
