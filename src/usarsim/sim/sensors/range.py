@@ -34,7 +34,7 @@ def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range
     again from just past them.
     """
     origins = origin if np.shape(origin) == directions.shape else np.broadcast_to(origin, directions.shape)
-    limits = max_range if np.ndim(max_range) else np.full(len(directions), float(max_range))
+    limits = np.asarray(max_range, dtype=float) if np.ndim(max_range) else np.full(len(directions), float(max_range))
     starts = origins + directions * RAY_START_OFFSET
     ends = origins + directions * limits[:, None]
     distances = np.full(len(directions), np.inf)
