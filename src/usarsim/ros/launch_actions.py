@@ -11,9 +11,8 @@ from typing import Any
 from launch.actions import LogInfo
 from launch_ros.actions import Node
 
-from usarsim.launch_support import (NAV2_INSTALL, NAV2_PACKAGES, ROS2_CONTROL_INSTALL, ROS2_CONTROL_PACKAGES, NodeSpec,
-                                    missing_packages, nav2_nodes, nav2_params, not_installed_message, ros2_control_nodes,
-                                    rviz_node, start_pose, write_params)
+from usarsim.launch_support import (NAV2, ROS2_CONTROL, RVIZ, Extra, NodeSpec, missing_packages, nav2_nodes, nav2_params,
+                                    not_installed_message, ros2_control_nodes, rviz_node, start_pose, write_params)
 
 
 def true(text: str) -> bool:
@@ -26,6 +25,14 @@ def node(spec: NodeSpec, output: str = "screen") -> Node:
     return Node(package=spec.package, executable=spec.executable, name=spec.name, namespace=spec.namespace or None,
                 parameters=spec.parameters or None, remappings=spec.remappings or None,
                 arguments=spec.arguments or None, output=output)
+
+
+def _not_installed(extra: Extra) -> LogInfo | None:
+    """The line saying ``extra`` is asked for but not installed; None when it is installed."""
+    missing = missing_packages(extra.packages)
+    if not missing:
+        return None
+    return LogInfo(msg=not_installed_message(extra.feature, missing, extra.argument, extra.install))
 
 
 def _world_map(share: Path, world: str) -> Path:
@@ -44,9 +51,8 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
                                parameters=[str(share / "config" / "usarsim_node.yaml"), bridge_params])]
     namespaced_tf = bool(bridge_params.get("multi_robot"))
     if true(value.get("nav", "false")):
-        missing = missing_packages(NAV2_PACKAGES)
-        if missing:
-            actions.append(LogInfo(msg=not_installed_message("Nav2", missing, "nav:=true", NAV2_INSTALL)))
+        if absent := _not_installed(NAV2):
+            actions.append(absent)
         else:
             from usarsim.sim.world import load_world
 
@@ -58,10 +64,8 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
                 params = write_params(doc, name)
                 actions += [node(spec) for spec in nav2_nodes(name, params, amcl)]
     if true(value.get("ros2_control", "false")):
-        missing = missing_packages(ROS2_CONTROL_PACKAGES)
-        if missing:
-            actions.append(LogInfo(msg=not_installed_message("ros2_control", missing, "ros2_control:=true",
-                                                         ROS2_CONTROL_INSTALL)))
+        if absent := _not_installed(ROS2_CONTROL):
+            actions.append(absent)
         else:
             for name, class_name in robots:
                 spec = load_robot(class_name)
@@ -70,5 +74,6 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
                 actions += [node(s) for s in ros2_control_nodes(name, generate_urdf(spec), controllers, names)]
     if true(value.get("rviz", "false")) and robots:
         fixed = "map" if bridge_params.get("publish_map_to_odom") else "odom"
-        actions.append(node(rviz_node(robots[0][0], share / "config" / "usarsim.rviz", fixed, namespaced_tf), "log"))
+        rviz = node(rviz_node(robots[0][0], share / "config" / "usarsim.rviz", fixed, namespaced_tf), "log")
+        actions.append(_not_installed(RVIZ) or rviz)
     return actions

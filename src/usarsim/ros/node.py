@@ -205,7 +205,7 @@ class UsarsimNode(Node):
             self._log.warning("tf2_msgs is not installed: /tf and /tf_static are not published "
                               "(run scripts/build_ros_interfaces.sh to build it into this environment)")
         self._publisher(convert.CLOCK_TOPIC, Clock)
-        self._queue = PublishQueue(self._log)
+        self._queue = PublishQueue(self._log, alive=self.context.ok)
         self._enu_frame = self._param("enu_frame")
         try:
             with self.sim._lock:  # spawn and bridge before the first tick publishes anything
