@@ -8,7 +8,7 @@ import yaml
 pytest.importorskip("launch_ros")
 
 from launch import LaunchContext  # noqa: E402
-from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction  # noqa: E402
+from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction, Shutdown  # noqa: E402
 from launch.launch_description_sources import get_launch_description_from_python_launch_file  # noqa: E402
 from launch_ros.actions import Node  # noqa: E402
 
@@ -69,6 +69,7 @@ def test_arena_launch_arguments_and_node():
     params = _params(bridge)
     assert params["world"] == "red" and params["robots"] == ["scout:P2AT:Start2"]
     assert params["pacing"] == "fast" and params["protocol"] is True
+    assert any(isinstance(a, Shutdown) for a in bridge.get_sub_entities()), "the launch ends when the simulator stops"
     if missing_packages(RVIZ.packages):  # rviz:=true is the default: without RViz the launch says so and goes on
         assert not any(n.node_executable == "rviz2" for n in nodes)
         assert len(logs) == 1 and logs[0].startswith("rviz:=true needs RViz") and "rviz:=false" in logs[0]

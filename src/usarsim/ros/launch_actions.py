@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from launch.actions import LogInfo
+from launch.actions import LogInfo, Shutdown
 from launch_ros.actions import Node
 
 from usarsim.launch_support import (NAV2, ROS2_CONTROL, RVIZ, Extra, NodeSpec, missing_packages, nav2_nodes, nav2_params,
@@ -47,8 +47,10 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
     from usarsim.sim.catalogue import load_robot
     from usarsim.sim.ros2_control import controller_name, group_joints
 
+    # without the simulator nothing else has work to do: its exit (a bad world, say) ends the launch
     actions: list[Any] = [Node(package="usarsim", executable="usarsim_node", name="usarsim", output="screen",
-                               parameters=[str(share / "config" / "usarsim_node.yaml"), bridge_params])]
+                               parameters=[str(share / "config" / "usarsim_node.yaml"), bridge_params],
+                               on_exit=[Shutdown(reason="the simulator (usarsim_node) stopped")])]
     namespaced_tf = bool(bridge_params.get("multi_robot"))
     if true(value.get("nav", "false")):
         if absent := _not_installed(NAV2):
