@@ -11,7 +11,8 @@ VENV=${USARSIM_VENV:-.venv}
 
 need_apt=()
 pick_python() {
-  for candidate in python3.11 python3; do
+  # USARSIM_PYTHON picks the interpreter (e.g. python3.12); else 3.11, which the ros-* wheels are built for
+  for candidate in ${USARSIM_PYTHON:-python3.11 python3}; do
     if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
       echo "$candidate"; return 0
     fi

@@ -55,10 +55,27 @@ ROS2_CONTROL_INSTALL = ("sudo apt install ros-$ROS_DISTRO-ros2-control ros-$ROS_
                         "https://github.com/PickNikRobotics/topic_based_ros2_control in your workspace (no binary)")
 
 
+@dataclass(frozen=True)
+class Extra:
+    """Software a launch argument starts beside the simulator, which runs without it."""
+
+    feature: str
+    argument: str  # the argument as the user turns it on, e.g. nav:=true
+    packages: tuple[str, ...]
+    install: str
+
+
+NAV2 = Extra("Nav2", "nav:=true", NAV2_PACKAGES, NAV2_INSTALL)
+ROS2_CONTROL = Extra("ros2_control", "ros2_control:=true", ROS2_CONTROL_PACKAGES, ROS2_CONTROL_INSTALL)
+# rviz defaults to true in arena.launch.py: a machine without RViz (a server, CI) must still launch
+RVIZ = Extra("RViz", "rviz:=true", ("rviz2",), "sudo apt install ros-$ROS_DISTRO-rviz2")
+
+
 def not_installed_message(feature: str, missing: list[str], argument: str, install: str) -> str:
     """The one clear line a launch prints when ``argument`` asks for software that is not installed."""
+    off = argument.replace(":=true", ":=false")
     return (f"{argument} needs {feature}, which is not installed (missing: {', '.join(missing)}). "
-            f"Install it ({install}) or start without {argument}; the simulator runs without it.")
+            f"Install it ({install}) or set {off}; the simulator runs without it.")
 
 
 def nav2_params(robot: str, template: Path, map_yaml: Path, amcl: bool,
@@ -144,6 +161,7 @@ def rviz_node(robot: str, config: Path, fixed_frame: str, namespaced_tf: bool) -
                     parameters=[{"use_sim_time": True}], remappings=remaps)
 
 
-__all__ = ["NAV2_INSTALL", "NAV2_PACKAGES", "ROS2_CONTROL_INSTALL", "NodeSpec", "ROS2_CONTROL_PACKAGES",
+__all__ = ["Extra", "NAV2", "NAV2_INSTALL", "NAV2_PACKAGES", "ROS2_CONTROL", "ROS2_CONTROL_INSTALL", "NodeSpec",
+           "ROS2_CONTROL_PACKAGES", "RVIZ",
            "missing_packages", "nav2_nodes", "nav2_params", "not_installed_message", "ros2_control_nodes",
            "rviz_node", "start_pose", "write_params"]

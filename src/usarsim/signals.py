@@ -38,4 +38,15 @@ class StopOnSignal:
             signal.signal(sig, handler)
 
 
-__all__ = ["StopOnSignal"]
+def ignore_further_sigints() -> None:
+    """Ignore SIGINT from now until the process exits: its stop is already under way.
+
+    Ctrl-C under ``ros2 launch`` reaches a node twice, from the terminal (the whole process group)
+    and forwarded by launch; the second one must neither cut the clean stop short nor kill the
+    interpreter while it exits (launch would report the node as died). SIGTERM still ends it.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+__all__ = ["StopOnSignal", "ignore_further_sigints"]

@@ -8,9 +8,11 @@ import yaml
 pytest.importorskip("launch_ros")
 
 from launch import LaunchContext  # noqa: E402
-from launch.actions import DeclareLaunchArgument, OpaqueFunction  # noqa: E402
+from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction, Shutdown  # noqa: E402
 from launch.launch_description_sources import get_launch_description_from_python_launch_file  # noqa: E402
 from launch_ros.actions import Node  # noqa: E402
+
+from usarsim.launch_support import NAV2, RVIZ, missing_packages  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,20 +27,20 @@ def ament_index(tmp_path, monkeypatch):
     monkeypatch.setenv("AMENT_PREFIX_PATH", f"{tmp_path}{os.pathsep}{os.environ.get('AMENT_PREFIX_PATH', '')}")
 
 
-def _expand(launch_file: str, **args: str) -> tuple[list[DeclareLaunchArgument], list[Node]]:
+def _expand(launch_file: str, **args: str) -> tuple[list[DeclareLaunchArgument], list[Node], list[str]]:
+    """The declared arguments, the nodes and the log lines of a launch file run with ``args``."""
     ld = get_launch_description_from_python_launch_file(str(ROOT / "launch" / launch_file))
     context = LaunchContext()
     declared = [e for e in ld.entities if isinstance(e, DeclareLaunchArgument)]
     for arg in declared:
         arg.visit(context)
     context.launch_configurations.update(args)
-    nodes = []
-    for entity in ld.entities:
-        if isinstance(entity, OpaqueFunction):
-            nodes += [a for a in entity.execute(context) if isinstance(a, Node)]
+    actions = [a for e in ld.entities if isinstance(e, OpaqueFunction) for a in e.execute(context)]
+    nodes = [a for a in actions if isinstance(a, Node)]
     for node in nodes:
         node._perform_substitutions(context)  # evaluates parameters (types, files) as `ros2 launch` would
-    return declared, nodes
+    logs = ["".join(m.perform(context) for m in a.msg) for a in actions if isinstance(a, LogInfo)]
+    return declared, nodes, logs
 
 
 class _Loader(yaml.SafeLoader):
@@ -59,7 +61,7 @@ def _params(node: Node) -> dict:
 
 
 def test_arena_launch_arguments_and_node():
-    declared, nodes = _expand("arena.launch.py", world="red", robot="P2AT", name="scout", start="Start2",
+    declared, nodes, logs = _expand("arena.launch.py", world="red", robot="P2AT", name="scout", start="Start2",
                               protocol="true", pacing="fast")
     assert {a.name for a in declared} >= {"world", "robot", "name", "start", "rviz", "protocol", "pacing"}
     bridge = next(n for n in nodes if n.node_executable == "usarsim_node")
@@ -67,33 +69,26 @@ def test_arena_launch_arguments_and_node():
     params = _params(bridge)
     assert params["world"] == "red" and params["robots"] == ["scout:P2AT:Start2"]
     assert params["pacing"] == "fast" and params["protocol"] is True
-    assert any(n.node_executable == "rviz2" for n in nodes)
+    assert any(isinstance(a, Shutdown) for a in bridge.get_sub_entities()), "the launch ends when the simulator stops"
+    if missing_packages(RVIZ.packages):  # rviz:=true is the default: without RViz the launch says so and goes on
+        assert not any(n.node_executable == "rviz2" for n in nodes)
+        assert len(logs) == 1 and logs[0].startswith("rviz:=true needs RViz") and "rviz:=false" in logs[0]
+    else:
+        assert any(n.node_executable == "rviz2" for n in nodes) and not logs
 
 
 def test_multi_robot_launch_reads_the_yaml(tmp_path):
     team = tmp_path / "team.yaml"
     team.write_text("world: yellow\nrobots:\n  - {name: a, class: P2AT, start: Start1}\n"
                     "  - {name: b, class: P2AT, start: [1.0, 2.0]}\n")
-    _, nodes = _expand("multi_robot.launch.py", robots_file=str(team))
+    _, nodes, _ = _expand("multi_robot.launch.py", robots_file=str(team))
     params = _params(next(n for n in nodes if n.node_executable == "usarsim_node"))
     assert params["robots"] == ["a:P2AT:Start1", "b:P2AT:1.0,2.0"] and params["multi_robot"] is True
 
 
 def test_nav_without_nav2_says_so_in_one_line():
-    from launch.actions import LogInfo
-
-    from usarsim.launch_support import NAV2_PACKAGES, missing_packages
-
-    ld = get_launch_description_from_python_launch_file(str(ROOT / "launch" / "arena.launch.py"))
-    context = LaunchContext()
-    for arg in (e for e in ld.entities if isinstance(e, DeclareLaunchArgument)):
-        arg.visit(context)
-    context.launch_configurations.update(nav="true", rviz="false")
-    actions = [a for e in ld.entities if isinstance(e, OpaqueFunction) for a in e.execute(context)]
-    bridge = next(a for a in actions if isinstance(a, Node))
-    bridge._perform_substitutions(context)
-    params = _params(bridge)
+    _, nodes, logs = _expand("arena.launch.py", nav="true", rviz="false")
+    params = _params(next(n for n in nodes if n.node_executable == "usarsim_node"))
     assert params["multi_robot"] is True and params["cmd_vel_stamped"] is True and params["publish_map_to_odom"]
-    if missing_packages(NAV2_PACKAGES):
-        logs = [a for a in actions if isinstance(a, LogInfo)]
-        assert len(logs) == 1 and "nav:=true needs Nav2" in "".join(str(m) for m in logs[0].msg)
+    if missing_packages(NAV2.packages):
+        assert len(logs) == 1 and logs[0].startswith("nav:=true needs Nav2")

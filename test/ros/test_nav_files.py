@@ -71,7 +71,7 @@ def test_launch_starts_a_stack_per_robot(monkeypatch):
 
     fakes = {"launch": types.ModuleType("launch"), "launch.actions": types.ModuleType("launch.actions"),
              "launch_ros": types.ModuleType("launch_ros"), "launch_ros.actions": types.ModuleType("launch_ros.actions")}
-    fakes["launch.actions"].LogInfo = Recorded
+    fakes["launch.actions"].LogInfo = fakes["launch.actions"].Shutdown = Recorded
     fakes["launch_ros.actions"].Node = Recorded
     for name, module in fakes.items():
         monkeypatch.setitem(sys.modules, name, module)

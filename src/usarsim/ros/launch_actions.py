@@ -8,12 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from launch.actions import LogInfo
+from launch.actions import LogInfo, Shutdown
 from launch_ros.actions import Node
 
-from usarsim.launch_support import (NAV2_INSTALL, NAV2_PACKAGES, ROS2_CONTROL_INSTALL, ROS2_CONTROL_PACKAGES, NodeSpec,
-                                    missing_packages, nav2_nodes, nav2_params, not_installed_message, ros2_control_nodes,
-                                    rviz_node, start_pose, write_params)
+from usarsim.launch_support import (NAV2, ROS2_CONTROL, RVIZ, Extra, NodeSpec, missing_packages, nav2_nodes, nav2_params,
+                                    not_installed_message, ros2_control_nodes, rviz_node, start_pose, write_params)
 
 
 def true(text: str) -> bool:
@@ -28,6 +27,14 @@ def node(spec: NodeSpec, output: str = "screen") -> Node:
                 arguments=spec.arguments or None, output=output)
 
 
+def _not_installed(extra: Extra) -> LogInfo | None:
+    """The line saying ``extra`` is asked for but not installed; None when it is installed."""
+    missing = missing_packages(extra.packages)
+    if not missing:
+        return None
+    return LogInfo(msg=not_installed_message(extra.feature, missing, extra.argument, extra.install))
+
+
 def _world_map(share: Path, world: str) -> Path:
     named = share / "worlds" / f"{world}_map.yaml"
     return named if named.is_file() else Path(world).with_name(Path(world).stem + "_map.yaml")
@@ -40,13 +47,14 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
     from usarsim.sim.catalogue import load_robot
     from usarsim.sim.ros2_control import controller_name, group_joints
 
+    # without the simulator nothing else has work to do: its exit (a bad world, say) ends the launch
     actions: list[Any] = [Node(package="usarsim", executable="usarsim_node", name="usarsim", output="screen",
-                               parameters=[str(share / "config" / "usarsim_node.yaml"), bridge_params])]
+                               parameters=[str(share / "config" / "usarsim_node.yaml"), bridge_params],
+                               on_exit=[Shutdown(reason="the simulator (usarsim_node) stopped")])]
     namespaced_tf = bool(bridge_params.get("multi_robot"))
     if true(value.get("nav", "false")):
-        missing = missing_packages(NAV2_PACKAGES)
-        if missing:
-            actions.append(LogInfo(msg=not_installed_message("Nav2", missing, "nav:=true", NAV2_INSTALL)))
+        if absent := _not_installed(NAV2):
+            actions.append(absent)
         else:
             from usarsim.sim.world import load_world
 
@@ -58,10 +66,8 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
                 params = write_params(doc, name)
                 actions += [node(spec) for spec in nav2_nodes(name, params, amcl)]
     if true(value.get("ros2_control", "false")):
-        missing = missing_packages(ROS2_CONTROL_PACKAGES)
-        if missing:
-            actions.append(LogInfo(msg=not_installed_message("ros2_control", missing, "ros2_control:=true",
-                                                         ROS2_CONTROL_INSTALL)))
+        if absent := _not_installed(ROS2_CONTROL):
+            actions.append(absent)
         else:
             for name, class_name in robots:
                 spec = load_robot(class_name)
@@ -70,5 +76,6 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
                 actions += [node(s) for s in ros2_control_nodes(name, generate_urdf(spec), controllers, names)]
     if true(value.get("rviz", "false")) and robots:
         fixed = "map" if bridge_params.get("publish_map_to_odom") else "odom"
-        actions.append(node(rviz_node(robots[0][0], share / "config" / "usarsim.rviz", fixed, namespaced_tf), "log"))
+        rviz = node(rviz_node(robots[0][0], share / "config" / "usarsim.rviz", fixed, namespaced_tf), "log")
+        actions.append(_not_installed(RVIZ) or rviz)
     return actions

@@ -44,6 +44,7 @@ from usarsim.ros.publisher import PublishQueue
 from usarsim.ros.robot_entry import RobotEntry, parse_robot_entry  # noqa: F401 - re-exported
 from usarsim.ros.robot_services import RobotServices
 from usarsim.ros.simulation_control import SimulationControl
+from usarsim.signals import ignore_further_sigints
 from usarsim.sim.commands import Command, CommandError, SensorCommand
 from usarsim.sim.noise import NO_NOISE_HELP
 from usarsim.sim.readings import CameraImage, OdometryReading, Reading
@@ -205,7 +206,7 @@ class UsarsimNode(Node):
             self._log.warning("tf2_msgs is not installed: /tf and /tf_static are not published "
                               "(run scripts/build_ros_interfaces.sh to build it into this environment)")
         self._publisher(convert.CLOCK_TOPIC, Clock)
-        self._queue = PublishQueue(self._log)
+        self._queue = PublishQueue(self._log, alive=self.context.ok)
         self._enu_frame = self._param("enu_frame")
         try:
             with self.sim._lock:  # spawn and bridge before the first tick publishes anything
@@ -629,6 +630,7 @@ def main(args: Sequence[str] | None = None) -> int:
         print(f"usarsim_node: {exc}", file=sys.stderr)
         status = 2
     finally:
+        ignore_further_sigints()
         if node is not None:
             node.close()
         executor.shutdown()

@@ -15,10 +15,16 @@ STOP = object()
 
 
 class PublishQueue:
-    """A FIFO of jobs (callables that build and publish messages) run by one daemon thread."""
+    """A FIFO of jobs (callables that build and publish messages) run by one daemon thread.
 
-    def __init__(self, log: Any) -> None:
+    ``alive`` says whether publishing can still work: once the ROS context is shut down (SIGINT
+    under ``ros2 launch`` shuts it down before the node stops the simulation), the jobs still
+    queued fail, and that is the expected end of the run, not an error to report.
+    """
+
+    def __init__(self, log: Any, alive: Callable[[], bool] = lambda: True) -> None:
         self._log = log
+        self._alive = alive
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="usarsim-publish", daemon=True)
         self._thread.start()
@@ -55,4 +61,6 @@ class PublishQueue:
             try:
                 job()
             except Exception as exc:  # noqa: BLE001 - one bad message must not stop every later one
+                if not self._alive():
+                    continue
                 self._log.error(f"publishing failed: {type(exc).__name__}: {exc}")
