@@ -78,8 +78,7 @@ def flat():
     """One Soryu drives straight at full speed, another turns on cmd_vel; joint commands by name."""
     out = {}
     with Simulator("empty", seed=6) as sim:
-        straight = sim.spawn("Soryu", "A", position=(0.0, 0.0, 0.0))
-        turner = sim.spawn("Soryu", "B", position=(0.0, 6.0, 0.0))
+        straight, turner = (sim.spawn("Soryu", name, position=(0.0, y, 0.0)) for name, y in (("A", 0.0), ("B", 6.0)))
         assert isinstance(turner.drive, SerpentineDrive)
         sim.run_for(0.5)
         out["a0"] = sim.ground_truth("A")
