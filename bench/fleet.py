@@ -72,7 +72,7 @@ MIX = ("P2AT", "P2DX", "ATRVJr", "Zerg", "Kurt2D", "Kenaf", "Talon", "AirRobot")
 
 
 # One of each vehicle type, and where each starts in the vehicle-type world (the submarine in the pool).
-VEHICLE_TYPES = ("Submarine", "P2AT", "Kenaf", "Cooper", "AirRobot", "Passarola", "Lisa", "QRIO")
+VEHICLE_TYPES = ("Submarine", "P2AT", "Kenaf", "Cooper", "AirRobot", "Passarola", "Lisa", "QRIO", "Soryu")
 POOL = WaterVolume((20.0, 20.0), (16.0, 16.0), 8.0, 0.0)
 
 
@@ -95,7 +95,7 @@ def fleet(n: int, classes: list[str] | None = None) -> list[RobotSpec]:
     names = classes or [c for c in MIX if c in shipped] or shipped
     specs = [load_robot(name) for name in names]
     movable = [s for s in specs if s.drive.type in ("skid", "differential", "tracked", "ackermann", "aerial", "nautic",
-                                                     "blimp", "omni", "legged")]
+                                                     "blimp", "omni", "legged", "serpentine")]
     return [movable[i % len(movable)] for i in range(n)]
 
 

@@ -7,6 +7,7 @@ from usarsim import rotations
 from usarsim.sim.urdf import generate_urdf
 from usarsim.sim.catalogue import available_robots, load_robot
 from usarsim.sim.commands import JointTargets
+from usarsim.sim.drives import known_types
 from usarsim.sim.readings import RangeReading, TouchReading
 from usarsim.sim.simulator import Simulator
 
@@ -58,10 +59,9 @@ def test_shipped_urdf_is_generated_from_the_catalogue(cls):
 def test_every_robot_has_a_known_drive_and_lists_its_sensors():
     for cls in available_robots():
         spec = load_robot(cls)
-        assert spec.drive.type in ("skid", "differential", "tracked", "ackermann", "aerial", "legged", "none", "nautic",
-                                   "blimp", "omni")
+        assert spec.drive.type in known_types()
         assert spec.ground_truth and any(s.type == "GroundTruth" for s in spec.sensors)
-        if spec.drive.type == "ackermann":
+        if spec.drive.type in ("ackermann", "serpentine"):
             assert spec.drive.front_steer_joints and spec.drive.max_front_steer > 0
         if spec.drive.type == "aerial":
             assert spec.vehicle_type == "AerialVehicle"

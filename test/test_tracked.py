@@ -167,3 +167,37 @@ def test_kenaf_in_climbing_pose_climbs_stairs_a_p2at_cannot():
     assert x > 1.0 + STAIR_RUN and rise == pytest.approx(2 * STAIR_RISE, abs=0.03)  # on top of the second step
     x, rise = _climb("P2AT", {}, steps=2, seconds=6.0)
     assert x < 1.0 and abs(rise) < 0.03  # stopped at the first riser
+
+
+# Stairs ST1 of the `red` arena in the world frame (worlds/red.yaml: arena x 2.0..3.12, y 6.4..7.6, moved by the
+# placement (0, -4.6, -1.988)): first riser at x 2.0, landing x 3.12..4.32 with its top 0.72 m above the floor.
+RED_FLOOR, RED_RISER, RED_LANDING, RED_STAIR_Y = -1.988, 2.0, (3.12, 4.32), 2.4
+# docs/robots.md "Stairs": (robot's x in the world -> flipper targets); the first entry is set before driving.
+TELEMAX_STAIRS = [(-1.0, {"FRFlipper": 0.7, "FLFlipper": 0.7, "RRFlipper": -0.6, "RLFlipper": -0.6}),
+                  (RED_RISER, {"FRFlipper": 0.0, "FLFlipper": 0.0}),   # on the first nosing: front tracks along the flight
+                  (3.4, {"RRFlipper": 0.0, "RLFlipper": 0.0})]         # on the landing: level
+
+
+def test_telemax_climbs_the_stairs_of_red_with_its_flipper_sequence():
+    with Simulator("red", seed=1) as sim:
+        robot = sim.spawn("TeleMax", "T", position=(1.0, RED_STAIR_Y, RED_FLOOR))
+        pending = list(TELEMAX_STAIRS)
+        sim.submit(JointTargets("T", pending.pop(0)[1]))
+        sim.run_for(0.8)
+        z0 = sim.ground_truth("T").position[2]
+        spin = 0.2 * robot.spec.drive.max_wheel_speed  # 0.26 m/s
+        sim.submit(WheelDrive("T", spin, spin))
+        while sim.time < 14.0:
+            sim.run_for(0.1)
+            x = sim.ground_truth("T").position[0]
+            while pending and x >= pending[0][0]:
+                sim.submit(JointTargets("T", pending.pop(0)[1]))
+            if x >= 3.6:  # stop on the landing, before the flight down
+                sim.submit(WheelDrive("T", 0.0, 0.0))
+                break
+        sim.run_for(1.5)
+        end = sim.ground_truth("T")
+    roll, pitch, _ = rotations.euler_from_quaternion(end.orientation)
+    assert not pending and RED_LANDING[0] + 0.3 < end.position[0] < RED_LANDING[1] - 0.3
+    assert end.position[2] - z0 == pytest.approx(0.72, abs=0.03)  # standing on the landing
+    assert abs(roll) < 0.1 and abs(pitch) < 0.1  # upright

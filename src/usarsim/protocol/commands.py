@@ -21,7 +21,7 @@ from usarsim.sim.commands import (AckermannDrive, AerialDrive, BlimpDrive, Comma
                                   OmniDrive, ReachPose, SensorCommand, SetLight, WheelDrive)
 from usarsim.sim.sensors import is_camera
 
-WHEEL_DRIVES = ("skid", "differential", "tracked")
+WHEEL_DRIVES = ("skid", "differential", "tracked", "serpentine")
 
 
 class Unsupported(ValueError):

@@ -318,6 +318,7 @@ def _word(text: str, fallback: str) -> str:
 # Each returns one line, or None when the robot has nothing of that kind (then an empty reply goes out).
 
 _STEERING = {"skid": "SkidSteered", "differential": "SkidSteered", "tracked": "SkidSteered",
+             "serpentine": "SkidSteered",
              "ackermann": "AckermanSteered", "aerial": "RotaryWing", "omni": "OmniDrive",
              "blimp": "Blimp"}
 

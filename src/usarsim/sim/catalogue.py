@@ -61,7 +61,7 @@ class DriveSpec:
     """Mobility model and its limits."""
 
     type: Literal["skid", "differential", "tracked", "ackermann", "aerial", "legged", "none", "nautic", "blimp",
-                  "omni"]
+                  "omni", "serpentine"]
     wheel_radius: float = 0.0
     wheel_separation: float = 0.0  # lateral distance between left and right wheel centres
     # Skid steering: the track width that turns wheel speeds into the body's yaw rate on a flat
