@@ -14,8 +14,9 @@ from usarsim.sim.readings import JointStateReading, MissionPackageState, Odometr
 from usarsim.sim.simulator import Simulator
 
 TRACKED = ["Kenaf", "Tarantula", "Talon", "TeleMax", "Rugbot"]
-WITH_FLIPPERS = ["Kenaf", "Tarantula", "TeleMax"]
 FLIPPER_JOINTS = ["FRFlipper", "FLFlipper", "RRFlipper", "RLFlipper"]
+# the Rugbot's two front flipper tracks turn on one axle: one joint
+WITH_FLIPPERS = {"Kenaf": FLIPPER_JOINTS, "Tarantula": FLIPPER_JOINTS, "TeleMax": FLIPPER_JOINTS, "Rugbot": ["FFlipper"]}
 # Stair of worlds-and-robots.md c.1 (stair_rise 0.18 m, stair_run 0.28 m); arena surfaces have friction 1.0.
 STAIR_RISE, STAIR_RUN, STAIR_FRICTION = 0.18, 0.28, 1.0
 KENAF_CLIMBING_POSE = {"FRFlipper": 0.5, "FLFlipper": 0.5, "RRFlipper": -0.2, "RLFlipper": -0.2}
@@ -43,11 +44,11 @@ def test_catalogue_entry_is_a_tracked_robot(class_name):
     assert spec.drive.wheel_radius in {radii[j] for j in spec.drive.left_wheels}
 
 
-@pytest.mark.parametrize("class_name", WITH_FLIPPERS)
-def test_flippers_are_a_joint_group_with_the_spec_limits(class_name):
+@pytest.mark.parametrize("class_name, joints", WITH_FLIPPERS.items())
+def test_flippers_are_a_joint_group_with_the_spec_limits(class_name, joints):
     spec = load_robot(class_name)
     group = next(g for g in spec.joint_groups if g.kind == "flippers")
-    assert [link.joint for link in group.links] == FLIPPER_JOINTS
+    assert group.name == "Flippers" and [link.joint for link in group.links] == joints
     for link in group.links:  # spec a.3 proposal: +-pi, 1.0 rad/s
         assert (link.min, link.max) == pytest.approx((-math.pi, math.pi), abs=1e-3)
         assert link.max_speed == pytest.approx(1.0)
@@ -201,3 +202,39 @@ def test_telemax_climbs_the_stairs_of_red_with_its_flipper_sequence():
     assert not pending and RED_LANDING[0] + 0.3 < end.position[0] < RED_LANDING[1] - 0.3
     assert end.position[2] - z0 == pytest.approx(0.72, abs=0.03)  # standing on the landing
     assert abs(roll) < 0.1 and abs(pitch) < 0.1  # upright
+
+
+# docs/robots.md "Rugbot over a step": a 0.10 m step 1 m behind the robot, crossed rear first with the
+# flipper stretched out level (it trails as a tail, so the robot cannot go over backwards).
+RUGBOT_STEP, RUGBOT_STEP_EDGE = 0.10, 1.0
+RUGBOT_TAIL, RUGBOT_STOWED = {"FFlipper": 0.0}, {"FFlipper": 1.57}
+
+
+def _rugbot_reverses_onto_the_step(flipper: dict[str, float]) -> tuple[tuple[float, float, float], float, float]:
+    """Back the Rugbot at 30 % speed onto the step; return (position, roll, pitch) at the end, relative to the start."""
+    with Simulator("empty", seed=1) as sim:
+        shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[1.5, 1.5, RUGBOT_STEP / 2], physicsClientId=sim.client)
+        box = p.createMultiBody(0, shape, basePosition=[RUGBOT_STEP_EDGE + 1.5, 0.0, RUGBOT_STEP / 2],
+                                physicsClientId=sim.client)
+        p.changeDynamics(box, -1, lateralFriction=STAIR_FRICTION, physicsClientId=sim.client)
+        robot = sim.spawn("Rugbot", "R", position=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, math.pi))  # rear toward the step
+        sim.submit(JointTargets("R", flipper))
+        sim.run_for(2.0)
+        z0 = sim.ground_truth("R").position[2]
+        spin = -0.3 * robot.spec.drive.max_wheel_speed
+        sim.submit(WheelDrive("R", spin, spin))
+        while sim.time < 14.0 and sim.ground_truth("R").position[0] < RUGBOT_STEP_EDGE + 0.35:
+            sim.run_for(0.25)
+        sim.submit(WheelDrive("R", 0.0, 0.0))
+        sim.run_for(1.0)
+        end = sim.ground_truth("R")
+    roll, pitch, _ = rotations.euler_from_quaternion(end.orientation)
+    return (float(end.position[0]), float(end.position[1]), float(end.position[2] - z0)), roll, pitch
+
+
+def test_rugbot_crosses_a_10cm_step_with_its_flipper_as_a_tail_and_not_without():
+    (x, _, rise), roll, pitch = _rugbot_reverses_onto_the_step(RUGBOT_TAIL)
+    assert x > RUGBOT_STEP_EDGE + 0.3 and rise == pytest.approx(RUGBOT_STEP, abs=0.01)  # on top of the step
+    assert abs(roll) < 0.05 and abs(pitch) < 0.05  # upright
+    (x, _, rise), roll, _ = _rugbot_reverses_onto_the_step(RUGBOT_STOWED)
+    assert x < RUGBOT_STEP_EDGE and abs(roll) > 3.0  # flipper folded up: over on its back in front of the step
