@@ -141,16 +141,18 @@ def test_flip_puts_an_upturned_tracked_robot_back_on_its_tracks():
         assert heading == pytest.approx(0.7, abs=0.05)  # keeps its heading
 
 
+def _add_step(sim: Simulator, front: float, length: float, top: float) -> None:
+    """A 3 m wide box with arena friction from x = ``front`` to ``front + length``, ``top`` high."""
+    shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[length / 2, 1.5, top / 2], physicsClientId=sim.client)
+    box = p.createMultiBody(0, shape, basePosition=[front + length / 2, 0.0, top / 2], physicsClientId=sim.client)
+    p.changeDynamics(box, -1, lateralFriction=STAIR_FRICTION, physicsClientId=sim.client)
+
+
 def _climb(class_name: str, flippers: dict[str, float], steps: int, seconds: float) -> tuple[float, float]:
     """Drive at half speed toward a stair of ``steps`` steps 1 m ahead; return (x, rise of the chassis)."""
     with Simulator("empty", seed=1) as sim:
         for k in range(steps):  # each step a box from its front edge to the stair's far end
-            length = 3.0 - k * STAIR_RUN
-            top = STAIR_RISE * (k + 1)
-            shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[length / 2, 1.5, top / 2], physicsClientId=sim.client)
-            box = p.createMultiBody(0, shape, basePosition=[1.0 + k * STAIR_RUN + length / 2, 0.0, top / 2],
-                                    physicsClientId=sim.client)
-            p.changeDynamics(box, -1, lateralFriction=STAIR_FRICTION, physicsClientId=sim.client)
+            _add_step(sim, front=1.0 + k * STAIR_RUN, length=3.0 - k * STAIR_RUN, top=STAIR_RISE * (k + 1))
         robot = sim.spawn(class_name, "R", position=(0.0, 0.0, 0.0))
         if flippers:
             sim.submit(JointTargets("R", flippers))
@@ -210,13 +212,10 @@ RUGBOT_STEP, RUGBOT_STEP_EDGE = 0.10, 1.0
 RUGBOT_TAIL, RUGBOT_STOWED = {"FFlipper": 0.0}, {"FFlipper": 1.57}
 
 
-def _rugbot_reverses_onto_the_step(flipper: dict[str, float]) -> tuple[tuple[float, float, float], float, float]:
-    """Back the Rugbot at 30 % speed onto the step; return (position, roll, pitch) at the end, relative to the start."""
+def _rugbot_reverses_onto_the_step(flipper: dict[str, float]) -> tuple[float, float, float, float]:
+    """Back the Rugbot at 30 % speed onto the step; return (x, rise of the chassis, roll, pitch) at the end."""
     with Simulator("empty", seed=1) as sim:
-        shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[1.5, 1.5, RUGBOT_STEP / 2], physicsClientId=sim.client)
-        box = p.createMultiBody(0, shape, basePosition=[RUGBOT_STEP_EDGE + 1.5, 0.0, RUGBOT_STEP / 2],
-                                physicsClientId=sim.client)
-        p.changeDynamics(box, -1, lateralFriction=STAIR_FRICTION, physicsClientId=sim.client)
+        _add_step(sim, front=RUGBOT_STEP_EDGE, length=3.0, top=RUGBOT_STEP)
         robot = sim.spawn("Rugbot", "R", position=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, math.pi))  # rear toward the step
         sim.submit(JointTargets("R", flipper))
         sim.run_for(2.0)
@@ -229,12 +228,12 @@ def _rugbot_reverses_onto_the_step(flipper: dict[str, float]) -> tuple[tuple[flo
         sim.run_for(1.0)
         end = sim.ground_truth("R")
     roll, pitch, _ = rotations.euler_from_quaternion(end.orientation)
-    return (float(end.position[0]), float(end.position[1]), float(end.position[2] - z0)), roll, pitch
+    return float(end.position[0]), float(end.position[2] - z0), roll, pitch
 
 
 def test_rugbot_crosses_a_10cm_step_with_its_flipper_as_a_tail_and_not_without():
-    (x, _, rise), roll, pitch = _rugbot_reverses_onto_the_step(RUGBOT_TAIL)
+    x, rise, roll, pitch = _rugbot_reverses_onto_the_step(RUGBOT_TAIL)
     assert x > RUGBOT_STEP_EDGE + 0.3 and rise == pytest.approx(RUGBOT_STEP, abs=0.01)  # on top of the step
     assert abs(roll) < 0.05 and abs(pitch) < 0.05  # upright
-    (x, _, rise), roll, _ = _rugbot_reverses_onto_the_step(RUGBOT_STOWED)
+    x, _, roll, _ = _rugbot_reverses_onto_the_step(RUGBOT_STOWED)
     assert x < RUGBOT_STEP_EDGE and abs(roll) > 3.0  # flipper folded up: over on its back in front of the step
