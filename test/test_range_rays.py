@@ -4,7 +4,7 @@ import pybullet as p
 import pytest
 
 from usarsim.sim.readings import RangeReading
-from usarsim.sim.sensors.range import Ranger, cast_rays
+from usarsim.sim.sensors.range import Ranger, _batch_rays, cast_rays
 from usarsim.sim.simulator import Simulator
 from usarsim.sim.world import build_world, load_world
 
@@ -54,3 +54,19 @@ def test_batched_sonars_equal_one_by_one():
     for reading, exact, sonar in zip(batched, single, sonars):
         # 5 % relative noise around the noiseless nearest hit, capped at the range limit
         assert reading.range == pytest.approx(min(exact, sonar.params.max_range), rel=0.06)
+
+
+def test_sonars_fixed_to_the_chassis_are_placed_at_once_where_their_mounts_are():
+    with Simulator("yellow", seed=2) as sim:
+        robot = sim.spawn("P2AT", "R1", rpy=(0.0, 0.0, 0.7))
+        sim.run_for(0.3)
+        sonars = [s for s in robot.sensors if isinstance(s, Ranger)]
+        one_by_one = [s._rays() for s in sonars]
+        origins, directions = _batch_rays(sonars)
+        camera = next(s for s in robot.sensors if s.type_name == "Camera")
+        assert robot.chassis_mount(camera.spec.mount) is None  # on the pan-tilt: placed on its own
+    assert all(s._chassis_rays() is not None for s in sonars)
+    expected_origins = np.concatenate([np.tile(o, (len(d), 1)) for o, d in one_by_one])
+    expected_directions = np.concatenate([d for _, d in one_by_one])
+    np.testing.assert_allclose(origins, expected_origins, atol=1e-12)
+    np.testing.assert_allclose(directions, expected_directions, atol=1e-12)

@@ -84,6 +84,9 @@ SOLVER_ITERATIONS = 20
 # cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
 # are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
 HOLD_PARKED_TICKS = 200  # ticks between putting parked bodies back in place (they fall meanwhile)
+# Ticks between checks for robots that fell out of the world: 10 m of free fall take 1.4 s, so
+# a check every 0.1 s (at 200 Hz) removes them just as promptly as one every tick.
+FALL_CHECK_TICKS = 20
 # Where a spawn may be asked for at all, around the floor: deep pits, tall towers and the ground
 # beside the arena, not orbits (whether there is ground under it is checked next).
 MAX_WORLD_MARGIN = 1000.0
@@ -402,7 +405,8 @@ class Simulator:
                 robot.invalidate()
                 readings.extend(robot.robot_readings(now))
                 readings.extend(robot.sample_sensors(now))
-            readings.extend(self._remove_lost(now))
+            if self.ticks % FALL_CHECK_TICKS == 0:
+                readings.extend(self._remove_lost(now))
             links = self._update_links(now)
             listeners = self._listeners.snapshot()
         if links is not None:

@@ -144,6 +144,8 @@ class Ranger(Sensor):
         self._local = np.array([[1.0, 0.0, 0.0]]) if self._is_ir else cone_directions(prm.beam_angle, prm.vertical_beam_angle)
         self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)
         self._limits = np.full(len(self._local), prm.max_range)
+        self._chassis: tuple[np.ndarray, np.ndarray] | None = None
+        self._chassis_known = False  # _chassis looked up (the robot's links exist only after spawning)
 
     def _rays(self) -> tuple[np.ndarray, np.ndarray]:
         origin, rot = self.robot.mount_pose(self.spec.mount)
@@ -167,15 +169,23 @@ class Ranger(Sensor):
             ranger.mark_sampled(now)
             by_ignore.setdefault(ranger._ignore(), []).append(ranger)
         for ignore, group in by_ignore.items():
-            rays = [r._rays() for r in group]
-            origins = np.repeat(np.array([o for o, _ in rays]), [len(d) for _, d in rays], axis=0)
+            origins, directions = _batch_rays(group)
             limits = np.concatenate([r._limits for r in group])
-            distances = cast_rays(group[0].env.client, origins, np.concatenate([d for _, d in rays]), limits, ignore)
+            distances = cast_rays(group[0].env.client, origins, directions, limits, ignore)
             start = 0
-            for ranger, (_, d) in zip(group, rays):
-                out.append(ranger._reading(now, distances[start:start + len(d)]))
-                start += len(d)
+            for ranger in group:
+                count = len(ranger._local)
+                out.append(ranger._reading(now, distances[start:start + count]))
+                start += count
         return out
+
+    def _chassis_rays(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(ray origins, directions) in the base_link frame, one row per ray; None on a moving link."""
+        if not self._chassis_known:
+            mount = self.robot.chassis_mount(self.spec.mount)
+            self._chassis = None if mount is None else (np.tile(mount[0], (len(self._local), 1)), self._local @ mount[1].T)
+            self._chassis_known = True
+        return self._chassis
 
     def _reading(self, now: float, distances: np.ndarray) -> RangeReading:
         """The nearest hit of the cone, with noise and output curve."""
@@ -185,3 +195,20 @@ class Ranger(Sensor):
         value = float(self._curve(min(max(value, 0.0), prm.max_range)))
         return RangeReading(**self.header(now), range=value, range_min=prm.min_range, range_max=prm.max_range,
                             field_of_view=0.01 if self._is_ir else prm.beam_angle, sensor_type=self.type_name)
+
+
+def _batch_rays(group: Sequence[Ranger]) -> tuple[np.ndarray, np.ndarray]:
+    """World ray origins and directions of one robot's rangers, stacked in the group's order.
+
+    Rangers fixed to the chassis (all of a P2AT's sonars) are placed with one transform for the
+    whole group; any on a moving link are placed one by one.
+    """
+    local = [r._chassis_rays() for r in group]
+    if all(rays is not None for rays in local):
+        origin, rotation = group[0].robot.chassis_pose()
+        starts = np.concatenate([rays[0] for rays in local if rays is not None])
+        directions = np.concatenate([rays[1] for rays in local if rays is not None])
+        return origin + starts @ rotation.T, directions @ rotation.T
+    rays = [r._rays() for r in group]
+    origins = np.repeat(np.array([o for o, _ in rays]), [len(d) for _, d in rays], axis=0)
+    return origins, np.concatenate([d for _, d in rays])
