@@ -403,6 +403,8 @@ def _check_word(text: str, what: str) -> str:
 
 
 def _format_element(v: Any) -> str:
+    if type(v) is float:  # the common case first: the ABC checks below cost more than the formatting
+        return fmt_float(v)
     if isinstance(v, Fixed):
         return fmt_float(v.value, v.digits)
     if isinstance(v, str):
@@ -414,6 +416,10 @@ def _format_element(v: Any) -> str:
 
 def format_value(v: Value) -> str:
     """Wire text of one value: float 4 decimals, int, ``True``/``False``, list ``a,b,c``, word."""
+    if type(v) is float:  # the common cases first: the ABC checks below cost more than the formatting
+        return fmt_float(v)
+    if type(v) is int:
+        return str(v)
     if isinstance(v, bool):
         return "True" if v else "False"
     if isinstance(v, Fixed):

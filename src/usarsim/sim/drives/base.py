@@ -214,6 +214,7 @@ class YawRateLoop:
     def __init__(self, spec: DriveSpec) -> None:
         self.gain = spec.track_width / (2.0 * spec.wheel_radius) if spec.wheel_radius > 0 else 0.0
         self.limit = self.LIMIT * spec.max_wheel_speed if spec.max_wheel_speed > 0 else 1.0
+        self._integral_bound = self.limit / max(self.gain * self.KI, 1e-9)  # the integral alone may use the whole limit
         self.integral = 0.0
         self.rate: float | None = None
 
@@ -224,13 +225,12 @@ class YawRateLoop:
 
     def correction(self, target: float, measured: float, dt: float) -> float:
         """Wheel-speed difference to add (right +, left -) to reach ``target`` yaw rate."""
-        if self.rate is None:
-            self.rate = measured
-        self.rate += (measured - self.rate) * dt / (self.TAU + dt)
-        error = target - self.rate
+        rate = measured if self.rate is None else self.rate
+        rate += (measured - rate) * dt / (self.TAU + dt)
+        self.rate = rate
+        error = target - rate
         if abs(error) <= self.SETTLING * abs(target) + 0.02:  # not while spinning up: that would overshoot
-            bound = self.limit / max(self.gain * self.KI, 1e-9)
-            self.integral = clamp(self.integral + error * dt, bound)  # no wind-up against a wall
+            self.integral = clamp(self.integral + error * dt, self._integral_bound)  # no wind-up against a wall
         return clamp(self.gain * (self.KP * error + self.KI * self.integral), self.limit)
 
 
