@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from typing import Callable, Generic, TypeVar
 
 T = TypeVar("T", bound=type)
@@ -23,6 +24,8 @@ class Registry(Generic[T]):
         self._skip = skip  # modules of the package that hold no families
         self._classes: dict[str, T] = {}
         self._loaded = False
+        # Clients' first INITs are handled on several threads at once: none may see a half-filled table.
+        self._loading = threading.RLock()
 
     def register(self, *type_names: str) -> Callable[[T], T]:
         """Class decorator registering a family under its type names."""
@@ -37,11 +40,14 @@ class Registry(Generic[T]):
     def _load(self) -> None:
         if self._loaded:
             return
-        self._loaded = True
-        package = importlib.import_module(self._package)
-        for info in pkgutil.iter_modules(package.__path__):
-            if info.name not in self._skip:
-                importlib.import_module(f"{self._package}.{info.name}")
+        with self._loading:
+            if self._loaded:  # another thread filled the table while this one waited
+                return
+            package = importlib.import_module(self._package)
+            for info in pkgutil.iter_modules(package.__path__):
+                if info.name not in self._skip:
+                    importlib.import_module(f"{self._package}.{info.name}")
+            self._loaded = True
 
     def known(self) -> list[str]:
         """Every registered type name, sorted."""
