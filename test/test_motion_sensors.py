@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from usarsim.protocol import messages as pm
-from usarsim.sim.commands import AckermannDrive
+from usarsim.sim.commands import AckermannDrive, JointTargets
 from usarsim.sim.noise import DriftingChannel
 from usarsim.sim.readings import (AccelerometerReading, CompassReading, GyroscopeReading, InclinometerReading,
                                   VelocimeterReading)
@@ -91,3 +91,16 @@ def test_compass_and_inclinometer_formulas():
     c, s = math.cos(0.3), math.sin(0.3)
     pitched = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])  # rotation about y by +0.3: nose down (REP-103)
     assert roll_pitch(pitched) == pytest.approx((0.0, 0.3))
+
+
+def test_gyroscope_turns_with_the_link_it_is_mounted_on():
+    """The QRIO's gyro sits on its torso: turning the waist turns the gyro, not the pelvis."""
+    with Simulator("empty", seed=3) as sim:
+        robot = sim.spawn("QRIO", "Q", position=(0.0, 0.0, 0.0))
+        sim.run_for(1.0)
+        sim.submit(JointTargets("Q", {"WaistYaw": 0.9}))
+        rates = []
+        for _ in range(40):  # 0.2 s: the waist turns at up to 3 rad/s
+            rates += [r.angular_velocity[2] for r in sim.step(1) if isinstance(r, GyroscopeReading)]
+        pelvis = abs(float(robot.base.angular_velocity[2]))
+    assert max(rates) > 1.0 and pelvis < 0.5  # the torso turns fast, the body under it hardly

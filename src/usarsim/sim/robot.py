@@ -274,8 +274,14 @@ class Robot:
 
     def mount_pose(self, mount: Mount) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a device mounted at ``mount``."""
-        parent_pos, parent_rot = self.link_pose(mount.parent)
-        return parent_pos + parent_rot @ _fixed_offset(tuple(mount.xyz)), parent_rot @ _fixed_rotation(tuple(mount.rpy))
+        return _mounted(mount, *self.link_pose(mount.parent))
+
+    def mount_motion(self, mount: Mount) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """World position, rotation, velocity and angular velocity of a device mounted at ``mount``:
+        the motion of the link that carries it (a torso, a pan-tilt head), at the mount point itself."""
+        _, link_position, link_rotation, com_velocity, angular, com = self.link_motion(mount.parent)
+        position, rotation = _mounted(mount, link_position, link_rotation)
+        return position, rotation, com_velocity + _cross(angular, position - com), angular
 
     def chassis_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of the base_link frame (what ``chassis_mount`` is relative to)."""
@@ -505,6 +511,12 @@ def loose_joint_spec(spec: RobotSpec, joint: str) -> JointLinkSpec:
     kind = link.joint_type if link.joint_type in ("revolute", "prismatic", "continuous") else "revolute"
     lower, upper = (1.0, 0.0) if kind == "continuous" else (link.lower, link.upper)
     return JointLinkSpec(joint, kind, lower, upper, link.velocity, link.effort)  # type: ignore[arg-type]
+
+
+def _mounted(mount: Mount, link_position: np.ndarray, link_rotation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """World pose of ``mount`` on a link at ``link_position`` / ``link_rotation``."""
+    return (link_position + link_rotation @ _fixed_offset(tuple(mount.xyz)),
+            link_rotation @ _fixed_rotation(tuple(mount.rpy)))
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,11 +1,10 @@
 """Accelerometer: specific force along the sensor's axes (m/s^2) with bandwidth and bias drift.
 
-The acceleration is the chassis velocity change since the previous sample (a box average
-over the sample interval) minus gravity, so at rest the up axis reads +9.81.
+The acceleration is the change of the sensor's own velocity (its link's motion at the mount
+point) since the previous sample, a box average over the sample interval, minus gravity, so
+at rest the up axis reads +9.81.
 """
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
@@ -16,21 +15,17 @@ from usarsim.sim.sensors.registry import register
 
 @register("Accelerometer")
 class Accelerometer(InertialSensor):
-    """Three-axis accelerometer on the chassis."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._previous = np.zeros(3)
+    """Three-axis accelerometer on the link it is mounted on."""
 
     def on_spawned(self, now: float) -> None:
         super().on_spawned(now)
-        self._previous = self.robot.base.linear_velocity.copy()
+        self._previous = self.motion()[1]
 
     def read(self, now: float) -> AccelerometerReading:
         dt = now - self.last_time
-        velocity = self.robot.base.linear_velocity
+        rotation, velocity, _ = self.motion()
         acceleration = (velocity - self._previous) / dt if dt > 0 else np.zeros(3)
-        self._previous = velocity.copy()
+        self._previous = velocity
         specific = acceleration - np.array([0.0, 0.0, self.env.gravity])
-        return AccelerometerReading(linear_acceleration=self.measure(self.rotation().T @ specific, now),
+        return AccelerometerReading(linear_acceleration=self.measure(rotation.T @ specific, now),
                                     variance=self.variance, **self.header(now))

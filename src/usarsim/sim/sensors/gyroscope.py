@@ -11,5 +11,6 @@ class Gyroscope(InertialSensor):
     """Body rates of the link the sensor is mounted on, in the sensor frame."""
 
     def read(self, now: float) -> GyroscopeReading:
-        rate = self.rotation().T @ self.robot.base.angular_velocity
-        return GyroscopeReading(angular_velocity=self.measure(rate, now), variance=self.variance, **self.header(now))
+        rotation, _, angular = self.motion()
+        return GyroscopeReading(angular_velocity=self.measure(rotation.T @ angular, now), variance=self.variance,
+                                **self.header(now))

@@ -1,5 +1,5 @@
 """What the single-quantity motion sensors share (accelerometer, gyroscope, velocimeter,
-inclinometer, compass): noise parameters and the sensor's pose and motion in the world."""
+inclinometer): noise parameters and the sensor's pose and motion in the world."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,6 +35,12 @@ class InertialSensor(Sensor):
     def rotation(self) -> np.ndarray:
         """The sensor frame's rotation in the world."""
         return self.robot.mount_pose(self.spec.mount)[1]
+
+    def motion(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rotation, velocity, angular velocity) of the sensor in the world: those of the link it is
+        mounted on (a QRIO's torso turns on its waist), the velocity at the sensor itself."""
+        _, rotation, velocity, angular = self.robot.mount_motion(self.spec.mount)
+        return rotation, velocity, angular
 
     def measure(self, true_value: np.ndarray, now: float) -> tuple[float, float, float]:
         """The true sensor-frame vector as measured (filtered, biased, noisy)."""

@@ -57,18 +57,19 @@ class Ins(Sensor):
         self._bias_pos = [0.0, 0.0, 0.0]
         self.distance = 0.0
 
-    def _true(self) -> tuple[Vec, Vec, Rows]:
+    def _true(self) -> tuple[Vec, Vec, Rows, Vec]:
+        """Position, attitude, rotation rows and velocity of base_link (the frame the INS reports)."""
         base = self.robot.base
-        position, _ = self.robot.base_link_motion()
-        return position.tolist(), list(rotations.euler_from_quaternion(base.orientation)), base.rotation.tolist()
+        position, velocity = self.robot.base_link_motion()
+        return (position.tolist(), list(rotations.euler_from_quaternion(base.orientation)), base.rotation.tolist(),
+                velocity.tolist())
 
     def on_spawned(self, now: float) -> None:
         super().on_spawned(now)
         prm: InsParams = self.params  # type: ignore[assignment]
-        self._prev_pos, self._prev_rpy, self._prev_rot = self._true()
+        self._prev_pos, self._prev_rpy, self._prev_rot, self._prev_vel = self._true()
         self.est_pos = list(self._prev_pos)
         self.est_rpy = list(self._prev_rpy)
-        self._prev_vel = self.robot.base.linear_velocity.tolist()
         self._last_time = now
         if prm.drifting:
             self._bias_rot = ((self.rng.uniform(0, 1, 3) - 0.5) / prm.precision ** 2).tolist()
@@ -77,7 +78,7 @@ class Ins(Sensor):
     def read(self, now: float) -> InsReading:
         prm: InsParams = self.params  # type: ignore[assignment]
         sigma = prm.sigma
-        pos, rpy, rot = self._true()
+        pos, rpy, rot, vel = self._true()
         # one draw per reading: rotation noise, position noise, gyro, accel (3 each)
         z = self.rng.standard_normal(12).tolist()
         for i in range(3):
@@ -90,9 +91,8 @@ class Ins(Sensor):
         est_rot = rotations.rotation_rows(rotations.quaternion_from_euler(self.est_rpy))
         self.est_pos = [e + d for e, d in zip(self.est_pos, _rotate(est_rot, noisy))]
         dt = max(now - self._last_time, 1e-9)
-        base = self.robot.base
-        vel = base.linear_velocity.tolist()
-        gyro = [g + prm.gyro_sigma * n for g, n in zip(_rotate_back(rot, base.angular_velocity.tolist()), z[6:9])]
+        gyro = [g + prm.gyro_sigma * n
+                for g, n in zip(_rotate_back(rot, self.robot.base.angular_velocity.tolist()), z[6:9])]
         accel_world = [(v - v0) / dt for v, v0 in zip(vel, self._prev_vel)]
         accel_world[2] -= self.env.gravity
         accel = [a + prm.accel_sigma * n for a, n in zip(_rotate_back(rot, accel_world), z[9:12])]

@@ -8,9 +8,9 @@ from usarsim.sim.sensors.registry import register
 
 @register("Velocimeter")
 class Velocimeter(InertialSensor):
-    """Chassis velocity in the sensor frame."""
+    """Velocity of the sensor itself (its link's motion at the mount point), in the sensor frame."""
 
     def read(self, now: float) -> VelocimeterReading:
-        velocity = self.rotation().T @ self.robot.base.linear_velocity
-        return VelocimeterReading(linear_velocity=self.measure(velocity, now), variance=self.variance,
+        rotation, velocity, _ = self.motion()
+        return VelocimeterReading(linear_velocity=self.measure(rotation.T @ velocity, now), variance=self.variance,
                                   **self.header(now))
