@@ -749,3 +749,8 @@ def test_udk_single_sensor_line_parses_back():
     line = format_sen_udk("Sonar", "F1", "Range", 4.469, 12.5)
     assert line == "SEN {Time 12.50} {Type Sonar} {Name F1} {Range 4.4690}\r\n"
     assert parse_message(line).get("Name") == "F1"
+
+
+def test_misspkg_spelling_takes_the_terminal_pose_with_names_in_any_case():
+    cmd = parse_command("MISSPKG {NAME Arm} {LOCATION 0.5,0,0.3} {ROTATION 0,0,0}", ignore_name_case=True)
+    assert cmd.location == (0.5, 0.0, 0.3) and cmd.rotation == (0.0, 0.0, 0.0)

@@ -255,3 +255,9 @@ def test_legacy_camera(p2at):
     cmds = pc.camera_commands(g.parse_command("CAMERA {Rotation 0.1,0.2,0} {Zoom 45}"), "R1", p2at)
     assert cmds[0] == SensorCommand("R1", "Camera", "PanTilt", (-0.2, -0.1, 0.0))
     assert cmds[1].opcode == "FOV" and cmds[1].params[0] == pytest.approx(math.pi / 4)
+
+
+def test_compass_heading_just_below_a_full_turn_goes_out_as_zero():
+    reading = rd.CompassReading(time=1.0, robot="R", sensor="Compass", frame="compass_link", heading=2 * math.pi - 1e-9,
+                                magnetic_field=(2e-5, 0.0, -4e-5), heading_variance=0.0, field_variance=0.0)
+    assert "{Heading 0.0000}" in pm.format_reading(reading)

@@ -217,7 +217,8 @@ def _depth(r: rd.DepthReading, stamped: bool) -> str:
 
 def _compass(r: rd.CompassReading, stamped: bool) -> str:
     # heading is clockwise from magnetic north in both frames; the field goes out in SAE axes
-    return g.format_sen_compass(r.sensor, r.heading, to_sae_vector(r.magnetic_field), _time(r.time, stamped))
+    return g.format_sen_compass(r.sensor, wrap_2pi_wire(r.heading), to_sae_vector(r.magnetic_field),
+                                _time(r.time, stamped))
 
 
 def _accelerometer(r: rd.AccelerometerReading, stamped: bool) -> str:
@@ -468,12 +469,11 @@ def conf_sensors(spec: "RobotSpec", sensor_type: str, name: str | None = None, *
 
 
 def _conf_fields(sensor_type: str, prm: Any, current: dict[str, Any]) -> list[tuple[str, Any]]:
-    from usarsim.sim.sensors import is_camera
     from usarsim.sim.sensors.camera import CameraParams
 
     fields: list[tuple[str, Any]] = []
     own = dataclasses.fields(prm)
-    if is_camera(sensor_type):  # the manual's RobotCamera keys, then what a kind of camera adds
+    if sensor_registry.is_camera(sensor_type):  # the manual's RobotCamera keys, then what a kind of camera adds
         fields = [("CameraDefFov", prm.fov), ("CameraMinFov", prm.min_fov), ("CameraMaxFov", prm.max_fov),
                   ("CameraFov", current.get("fov", prm.fov)), ("Width", prm.width), ("Height", prm.height)]
         camera_keys = {f.name for f in dataclasses.fields(CameraParams)}

@@ -327,8 +327,8 @@ def _parse_mispkg(line: Line) -> MisPkg:
             raise ProtocolError(f"{{Link {number}}} has no {{Value ...}}")
         order = g.get_int("Order")
         links.append(MisPkgLink(number, value, default_order if order is None else order))
-    location = _vec3_or_none(line.get_vector("Location"))
-    rotation = _vec3_or_none(line.get_vector("Rotation"))
+    location = line.get_vec3("Location")
+    rotation = line.get_vec3("Rotation")
     if location is not None and links:
         raise ProtocolError("give either {Link n} {Value v} groups or a terminal {Location x,y,z}, not both")
     if rotation is not None and location is None:
@@ -336,10 +336,6 @@ def _parse_mispkg(line: Line) -> MisPkg:
     if not links and location is None:
         raise ProtocolError("missing {Link n} {Value v} (or a terminal {Location x,y,z})")
     return MisPkg(name=name, links=tuple(links), location=location, rotation=rotation)
-
-
-def _vec3_or_none(values: tuple[float, ...] | None) -> Vec3 | None:
-    return None if values is None else (values[0], values[1], values[2])
 
 
 def _parse_set(line: Line) -> Set:
@@ -398,7 +394,6 @@ _PARAM_NAMES: dict[str, tuple[str, ...]] = {
     "DRIVE": tuple(w for _, w, _ in _DRIVE_FIELDS) + ("WheelNumber", "WheelSpeed", "WheelSteer"),
     "MULTIDRIVE": (),
     "MISPKG": ("Name", "Link", "Value", "Order", "Location", "Rotation"),
-    "MISSPKG": ("Name", "Link", "Value", "Order"),
     "SET": ("Type", "Name", "Opcode", "Params", "FOV", "Config", "Viewport1", "Viewport2",
             "Viewport3", "Viewport4", "Robot", "Client"),
     "GETGEO": ("Type", "Name"),
@@ -408,6 +403,7 @@ _PARAM_NAMES: dict[str, tuple[str, ...]] = {
     "TRACE": ("On", "Interval", "Color"),
     "CAMERA": ("Rotation", "Order", "Zoom"),
 }
+_PARAM_NAMES["MISSPKG"] = _PARAM_NAMES["MISPKG"]  # the same command, spelt as in [P]
 
 
 def parse_command(line: Line | str | bytes, *, ignore_name_case: bool = False) -> Command:
