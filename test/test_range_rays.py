@@ -65,7 +65,7 @@ def test_sonars_fixed_to_the_chassis_are_placed_at_once_where_their_mounts_are()
         origins, directions = _batch_rays(sonars)
         camera = next(s for s in robot.sensors if s.type_name == "Camera")
         assert robot.chassis_mount(camera.spec.mount) is None  # on the pan-tilt: placed on its own
-    assert all(s._chassis_rays() is not None for s in sonars)
+    assert all(s._chassis is not None for s in sonars)
     expected_origins = np.concatenate([np.tile(o, (len(d), 1)) for o, d in one_by_one])
     expected_directions = np.concatenate([d for _, d in one_by_one])
     np.testing.assert_allclose(origins, expected_origins, atol=1e-12)

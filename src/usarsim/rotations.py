@@ -70,7 +70,12 @@ def rotation_rows(q: Quat) -> tuple[Vec3, Vec3, Vec3]:
 
 def euler_from_quaternion(q: Quat) -> Vec3:
     """Quaternion (x, y, z, w) -> (roll, pitch, yaw)."""
-    m0, m1, m2 = rotation_rows(q)
+    return euler_from_matrix(rotation_rows(q))
+
+
+def euler_from_matrix(rows: Sequence[Sequence[float]] | np.ndarray) -> Vec3:
+    """Rotation matrix (rows) -> (roll, pitch, yaw), z-y-x; at gimbal lock the yaw is 0."""
+    m0, m1, m2 = ([float(v) for v in row] for row in rows)
     cy = math.sqrt(m0[0] * m0[0] + m1[0] * m1[0])
     if cy > _GIMBAL_EPS:
         return (math.atan2(m2[1], m2[2]), math.atan2(-m2[0], cy), math.atan2(m1[0], m0[0]))

@@ -144,8 +144,7 @@ class Ranger(Sensor):
         self._local = np.array([[1.0, 0.0, 0.0]]) if self._is_ir else cone_directions(prm.beam_angle, prm.vertical_beam_angle)
         self._curve = noise.curve_from_params(prm.output_curve, prm.max_range)
         self._limits = np.full(len(self._local), prm.max_range)
-        self._chassis: tuple[np.ndarray, np.ndarray] | None = None
-        self._chassis_known = False  # _chassis looked up (the robot's links exist only after spawning)
+        self._chassis: tuple[np.ndarray, np.ndarray] | None = None  # set on spawning, when the links exist
 
     def _rays(self) -> tuple[np.ndarray, np.ndarray]:
         origin, rot = self.robot.mount_pose(self.spec.mount)
@@ -179,13 +178,11 @@ class Ranger(Sensor):
                 start += count
         return out
 
-    def _chassis_rays(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """(ray origins, directions) in the base_link frame, one row per ray; None on a moving link."""
-        if not self._chassis_known:
-            mount = self.robot.chassis_mount(self.spec.mount)
-            self._chassis = None if mount is None else (np.tile(mount[0], (len(self._local), 1)), self._local @ mount[1].T)
-            self._chassis_known = True
-        return self._chassis
+    def on_spawned(self, now: float) -> None:
+        super().on_spawned(now)
+        # (ray origins, directions) in the base_link frame, one row per ray; None on a moving link
+        mount = self.robot.chassis_mount(self.spec.mount)
+        self._chassis = None if mount is None else (np.tile(mount[0], (len(self._local), 1)), self._local @ mount[1].T)
 
     def _reading(self, now: float, distances: np.ndarray) -> RangeReading:
         """The nearest hit of the cone, with noise and output curve."""
@@ -203,7 +200,7 @@ def _batch_rays(group: Sequence[Ranger]) -> tuple[np.ndarray, np.ndarray]:
     Rangers fixed to the chassis (all of a P2AT's sonars) are placed with one transform for the
     whole group; any on a moving link are placed one by one.
     """
-    local = [r._chassis_rays() for r in group]
+    local = [r._chassis for r in group]
     if all(rays is not None for rays in local):
         origin, rotation = group[0].robot.chassis_pose()
         starts = np.concatenate([rays[0] for rays in local if rays is not None])
