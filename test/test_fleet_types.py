@@ -153,7 +153,7 @@ def test_mispkg_terminal_pose_over_the_protocol():
         _reply(sock, "STA", buf)
         robot = sim.robot("T")
         group = robot.joint_groups["TeleMaxArm"].spec
-        solver = reach.solver_for(robot.spec)
+        solver = robot.env.reach.for_robot(robot.spec)
         joints = reach.robot_joint_positions(robot)
         joints.update({group.links[0].joint: 0.4, group.links[1].joint: 1.2, group.links[3].joint: -1.0})
         target, _ = solver.end_pose(group, joints)

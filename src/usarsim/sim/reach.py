@@ -1,7 +1,7 @@
 """MISPKG's terminal-pose mode: the package's end link is given a pose, its joints are solved by
 PyBullet's inverse kinematics (``calculateInverseKinematics``) on a fixed-base copy of the robot.
 
-The copy lives in its own DIRECT client (one per robot class), starts from the robot's current
+The copy lives in its own DIRECT client (one per robot body and simulation), starts from the robot's current
 joint positions and is iterated: each round solves, keeps only the package's joints (clamped to
 their limits) and measures the end link by forward kinematics. The pose counts as reached when
 the end link is within ``POSITION_TOLERANCE`` of the target (and ``ANGLE_TOLERANCE`` of a given
@@ -128,15 +128,25 @@ def _clamp(link: JointLinkSpec, value: float) -> float:
     return max(link.min, min(link.max, value)) if link.min <= link.max else value
 
 
-_SOLVERS: dict[str, ReachSolver] = {}
+class ReachSolvers:
+    """One simulation's solvers, one per robot body (built on first use, closed with the simulation)."""
 
+    def __init__(self) -> None:
+        self._solvers: dict[str, ReachSolver] = {}
 
-def solver_for(spec: RobotSpec) -> ReachSolver:
-    """The shared solver of a robot class (built on first use)."""
-    solver = _SOLVERS.get(spec.class_name)
-    if solver is None:
-        solver = _SOLVERS[spec.class_name] = ReachSolver(spec)
-    return solver
+    def for_robot(self, spec: RobotSpec) -> ReachSolver:
+        """The solver of ``spec``'s body."""
+        key = str(spec.urdf_path)
+        solver = self._solvers.get(key)
+        if solver is None:
+            solver = self._solvers[key] = ReachSolver(spec)
+        return solver
+
+    def close(self) -> None:
+        """Disconnect every solver's client."""
+        for solver in self._solvers.values():
+            solver.close()
+        self._solvers.clear()
 
 
 def robot_joint_positions(robot: "Robot") -> dict[str, float]:
@@ -144,4 +154,4 @@ def robot_joint_positions(robot: "Robot") -> dict[str, float]:
     return {name: robot.joint_position(index) for name, index in robot.moving_joints()}
 
 
-__all__ = ["ANGLE_TOLERANCE", "POSITION_TOLERANCE", "ReachSolver", "Solution", "robot_joint_positions", "solver_for"]
+__all__ = ["ANGLE_TOLERANCE", "POSITION_TOLERANCE", "ReachSolver", "Solution", "ReachSolvers", "robot_joint_positions"]

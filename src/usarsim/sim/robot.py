@@ -17,6 +17,7 @@ from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, Rea
                                   SetTrace)
 from usarsim.sim.drives import Drive, drive_for
 from usarsim.sim.environment import SensorEnvironment
+from usarsim.sim.reach import robot_joint_positions
 from usarsim.sim.readings import JointStateReading, MissionPackageState, Reading, RobotState
 from usarsim.sim.effecters import create as create_effecter
 from usarsim.sim.sensors import CommandResult, Sensor, create
@@ -371,14 +372,12 @@ class Robot:
 
     def reach(self, cmd: ReachPose) -> CommandResult:
         """Solve a joint group's end pose by inverse kinematics and drive its links there."""
-        from usarsim.sim import reach  # local: the solver's client is made only when used
-
         group = self.joint_groups.get(cmd.package)
         if group is None:
             raise CommandError(f"robot '{self.name}' has no joint group '{cmd.package}' "
                                f"(groups: {', '.join(self.joint_groups) or 'none'})")
-        solution = reach.solver_for(self.spec).solve(group.spec, reach.robot_joint_positions(self), cmd.position,
-                                                     cmd.rpy)
+        solution = self.env.reach.for_robot(self.spec).solve(group.spec, robot_joint_positions(self), cmd.position,
+                                                             cmd.rpy)
         fields = (("Error", round(solution.position_error, 4)),)
         if not solution.reached:
             return CommandResult(False, fields, f"pose out of reach of {cmd.package} "

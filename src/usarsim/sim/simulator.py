@@ -499,6 +499,7 @@ class Simulator:
                 _, future = self._queue.popleft()
                 if future.set_running_or_notify_cancel():
                     future.set_exception(CommandError("simulator closed"))
+            self.env.reach.close()
             with quiet_stdout():  # the EGL plugin says goodbye on stdout
                 p.disconnect(physicsClientId=self.client)
 
