@@ -17,8 +17,9 @@ from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import BlimpDrive, CommandError, NauticDrive
-from usarsim.sim.drives.nautic import advance_speed, fin_lift
-from usarsim.sim.fluid import element_forces, robot_elements, total_volume, water_at
+from usarsim.sim.drives.blimp import twist_to_blimp
+from usarsim.sim.drives.nautic import advance_speed, fin_lift, propeller_spin, twist_to_nautic
+from usarsim.sim.fluid import ATMOSPHERE, element_forces, robot_elements, total_volume, water_at
 from usarsim.sim.water import WaterSpec as WaterVolume
 from usarsim.sim.readings import DepthReading, RobotState
 from usarsim.sim.simulator import Simulator
@@ -79,9 +80,24 @@ def test_depth_gauge_and_sta_fin_angles(voyage):
     truth = voyage["cruise_end"].position[2]
     assert depth.depth == pytest.approx(POOL_SURFACE - truth, abs=0.5)
     assert depth.pressure == pytest.approx(1000.0 * 9.81 * depth.depth)
+    assert depth.absolute_pressure == pytest.approx(ATMOSPHERE + depth.pressure)
+    assert depth.pressure_variance == pytest.approx((1000.0 * 9.81) ** 2 * depth.variance)
     line = pm.format_reading(voyage["turn_state"])
     assert line.startswith("STA {Type NauticVehicle}") and "{SternPlaneAngle 0.0000}" in line
     assert "{RudderAngle 0.4000}" in line  # SAE: +right
+
+
+def test_twist_to_nautic_and_blimp():
+    sub = load_robot("Submarine").drive
+    assert advance_speed(propeller_spin(1.5, 0.3048), 0.3048) == pytest.approx(1.5)
+    propeller, rudder, stern = twist_to_nautic(1.0, 0.1, 0.05, sub)
+    assert propeller == pytest.approx(1.0 / 0.3048)
+    assert rudder == pytest.approx(math.atan(3.1 * 0.05)) and stern == pytest.approx(math.atan(0.1))
+    assert twist_to_nautic(100.0, 0.0, 0.0, sub)[0] == pytest.approx(sub.max_propeller)  # clamped
+    assert twist_to_nautic(0.0, 1.0, 1.0, sub) == (0.0, 0.0, 0.0)  # no way on: the fins do nothing
+    blimp = load_robot("Passarola").drive
+    assert twist_to_blimp(0.0, 1.0, 0.3, blimp) == pytest.approx((math.pi / 2, 1.0, 0.3))
+    assert twist_to_blimp(-1.0, 0.0, 0.0, blimp) == pytest.approx((0.0, -1.0, 0.0))  # backwards: thrust reversed
 
 
 def test_buoyancy_of_an_element_is_archimedes():

@@ -16,7 +16,7 @@ from usarsim.sim.body import BodySpec
 from usarsim.sim.catalogue import DriveSpec, JointGroupSpec
 from usarsim.sim.commands import (AckermannDrive, AerialDrive, BlimpDrive, Command, JointTargets, NauticDrive,
                                   OmniDrive, WheelDrive)
-from usarsim.sim.drives import bicycle_steer, clamp, twist_to_wheel_speeds
+from usarsim.sim.drives import bicycle_steer, blimp, clamp, nautic, twist_to_wheel_speeds
 from usarsim.sim.drives.omni import twist_to_wheels
 from usarsim.sim.drives.vehicle import wheel_positions
 
@@ -64,22 +64,15 @@ def twist_to_command(robot: str, linear: Sequence[float], angular: Sequence[floa
 
 
 def twist_to_nautic(robot: str, vx: float, vz: float, wz: float, spec: DriveSpec) -> NauticDrive:
-    """Submarine: linear.x -> propeller (v / pitch), angular.z -> rudder atan(lever * w / v) (the
-    bicycle model with the fin lever as wheelbase), linear.z -> stern plane at the climb angle atan(vz / vx)."""
+    """Submarine: linear.x -> propeller, angular.z -> rudder, linear.z -> stern plane (drives.nautic.twist_to_nautic)."""
     if spec.propeller_pitch <= 0:
         raise ValueError("robot has no propeller pitch for cmd_vel")
-    propeller = clamp(vx / spec.propeller_pitch, spec.max_propeller)
-    rudder = bicycle_steer(vx, wz, spec.fin_lever, spec.max_rudder)
-    stern = clamp(math.atan(vz / vx), spec.max_stern_plane) if abs(vx) > 1e-6 else 0.0
-    return NauticDrive(robot, propeller, rudder, stern)
+    return NauticDrive(robot, *nautic.twist_to_nautic(vx, vz, wz, spec))
 
 
 def twist_to_blimp(robot: str, vx: float, vz: float, wz: float, spec: DriveSpec) -> BlimpDrive:
-    """Blimp: the thrust bars point along (linear.x, linear.z), thrust = its length; angular.z -> yaw rate."""
-    sign = 1.0 if vx >= 0 else -1.0
-    angle = clamp(math.atan2(sign * vz, sign * vx), spec.max_xz_angle)
-    thrust = _limit(sign * math.hypot(vx, vz), spec.max_linear_speed)
-    return BlimpDrive(robot, angle, thrust, _limit(wz, spec.max_yaw_rate))
+    """Blimp: thrust bars along (linear.x, linear.z), angular.z -> yaw rate (drives.blimp.twist_to_blimp)."""
+    return BlimpDrive(robot, *blimp.twist_to_blimp(vx, vz, wz, spec))
 
 
 def _limit(value: float, limit: float) -> float:

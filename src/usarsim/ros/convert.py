@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-from geometry_msgs.msg import Quaternion, TransformStamped
+from geometry_msgs.msg import Quaternion, TransformStamped, TwistStamped
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import (BatteryState, CameraInfo, CompressedImage, Image, Imu, JointState, LaserScan, NavSatFix,
-                             NavSatStatus, PointCloud2, PointField, Range)
+from sensor_msgs.msg import (BatteryState, CameraInfo, CompressedImage, FluidPressure, Image, Imu, JointState, LaserScan,
+                             MagneticField, NavSatFix, NavSatStatus, PointCloud2, PointField, Range)
 from std_msgs.msg import Bool, Float32, Float32MultiArray, UInt8
 from usarsim_interfaces.msg import RfidTag, RfidTagDetections, VictimDetections, VictimPart
 from visualization_msgs.msg import Marker
@@ -35,6 +35,7 @@ from visualization_msgs.msg import Marker
 from usarsim import rotations
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
 from usarsim.ros import motion_sensors
+from usarsim.ros.motion_sensors import UNMEASURED, diag3
 from usarsim.ros.markers import rfid_marker, trace_marker, victim_marker
 from usarsim.ros.stamps import set_header, stamp
 from usarsim.sim import readings as rd
@@ -52,8 +53,6 @@ HAVE_TF = TFMessage is not None
 TF_TOPIC = "/tf"
 TF_STATIC_TOPIC = "/tf_static"
 CLOCK_TOPIC = "/clock"
-# Variance reported for a dimension a sensor does not measure (e.g. z, roll, pitch of 2-D odometry).
-UNMEASURED = 1e6
 
 
 @dataclass(frozen=True)
@@ -122,10 +121,6 @@ def _diag6(values: Iterable[float]) -> array.array:
     for i, v in enumerate(values):
         cov[i * 7] = float(v)
     return array.array("d", cov)
-
-
-def _diag3(value: float) -> array.array:
-    return array.array("d", [value, 0.0, 0.0, 0.0, value, 0.0, 0.0, 0.0, value])
 
 
 def transform(t: float, parent: str, child: str, xyz: Iterable[float], q: Iterable[float]) -> TransformStamped:
@@ -261,13 +256,13 @@ def imu(r: rd.InsReading, names: RobotNames) -> Imu:
     set_header(msg, r.time, names.frame(r.frame))
     roll, pitch, yaw = r.rpy
     msg.orientation = _quat(rotations.quaternion_from_euler((roll, pitch, yaw + names.imu_yaw_offset)))
-    msg.orientation_covariance = _diag3(float(r.orientation_variance))
+    msg.orientation_covariance = diag3(float(r.orientation_variance))
     av = msg.angular_velocity
     av.x, av.y, av.z = (float(v) for v in r.angular_velocity)
-    msg.angular_velocity_covariance = _diag3(float(r.angular_velocity_variance))
+    msg.angular_velocity_covariance = diag3(float(r.angular_velocity_variance))
     la = msg.linear_acceleration
     la.x, la.y, la.z = (float(v) for v in r.linear_acceleration)
-    msg.linear_acceleration_covariance = _diag3(float(r.linear_acceleration_variance))
+    msg.linear_acceleration_covariance = diag3(float(r.linear_acceleration_variance))
     return msg
 
 
@@ -296,7 +291,7 @@ def nav_sat_fix(r: rd.GpsReading, names: RobotNames) -> NavSatFix:
     msg.latitude, msg.longitude, msg.altitude = float(r.latitude), float(r.longitude), float(r.altitude)
     var = float(r.horizontal_sigma) ** 2
     # the model does not noise altitude; report the horizontal variance there too rather than a false zero
-    msg.position_covariance = _diag3(var)
+    msg.position_covariance = diag3(var)
     msg.position_covariance_type = NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN
     return msg
 
@@ -542,6 +537,17 @@ ROS_FORMS: dict[type, RosForm] = {
     rd.VictimReading: RosForm(_victim, lambda n, t, s: [(n.topic(f"victim/{s}"), VictimDetections),
                                                         (n.topic(f"victim/{s}/markers"), Marker)],
                               reliable=(Marker,)),
+    # motion sensors and the depth gauge (usarsim.ros.motion_sensors)
+    rd.AccelerometerReading: RosForm(motion_sensors.accelerometer,
+                                     lambda n, t, s: [(n.topic(f"accelerometer/{s}"), Imu)]),
+    rd.GyroscopeReading: RosForm(motion_sensors.gyroscope, lambda n, t, s: [(n.topic(f"gyroscope/{s}"), Imu)]),
+    rd.InclinometerReading: RosForm(motion_sensors.inclinometer, lambda n, t, s: [(n.topic(f"inclinometer/{s}"), Imu)]),
+    rd.VelocimeterReading: RosForm(motion_sensors.velocimeter,
+                                   lambda n, t, s: [(n.topic(f"velocimeter/{s}"), TwistStamped)]),
+    rd.CompassReading: RosForm(motion_sensors.compass, lambda n, t, s: [(n.topic(f"compass/{s}/field"), MagneticField),
+                                                                        (n.topic(f"compass/{s}/heading"), Float32)]),
+    rd.DepthReading: RosForm(motion_sensors.depth, lambda n, t, s: [(n.topic(f"depth/{s}/pressure"), FluidPressure),
+                                                                    (n.topic(f"depth/{s}"), Float32)]),
     # robot-level streams (no catalogue sensor): declared by expected_topics
     rd.JointStateReading: RosForm(_joint_state, reliable=(JointState,)),
     rd.RobotState: RosForm(_robot_state, reliable=(BatteryState,)),
@@ -550,14 +556,6 @@ ROS_FORMS: dict[type, RosForm] = {
     rd.EncoderReading: RosForm(_nothing, covered_by="joint_states"),
     rd.MissionPackageState: RosForm(_nothing, covered_by="joint_states"),
 }
-def _sensor_topics(topics: Callable[[RobotNames, str], list[tuple[str, type]]]) -> Topics:
-    return lambda names, sensor_type, sensor: topics(names, sensor)
-
-
-ROS_FORMS.update({reading_type: RosForm(converter, _sensor_topics(topics))
-                  for reading_type, (converter, topics) in motion_sensors.FORMS.items()})
-
-
 def sensor_form(sensor_type: str) -> RosForm:
     """The ROS record of a catalogue sensor type (through the reading type its family produces)."""
     return ROS_FORMS[registry.family(sensor_type).reading_type()]

@@ -1,15 +1,16 @@
 """ROS messages of the single-quantity motion sensors (compass, accelerometer, gyroscope,
-velocimeter, inclinometer) and the depth gauge (docs/ros.md).
+velocimeter, inclinometer) and the depth gauge (docs/ros.md): the converters ``convert.ROS_FORMS``
+names for these reading types, each giving the (topic, message) pairs of one reading.
 
 REP-145: a sensor_msgs/Imu that lacks a part marks it with -1 in the first element of that
 part's covariance, so the accelerometer, gyroscope and inclinometer each publish an Imu
-carrying only what they measure.
+carrying only what they measure. The covariance helpers here are shared with ``convert``
+(which imports this module).
 """
 from __future__ import annotations
 
 import array
-import math
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from geometry_msgs.msg import TwistStamped
 from sensor_msgs.msg import FluidPressure, Imu, MagneticField
@@ -24,10 +25,12 @@ if TYPE_CHECKING:
 
 Pairs = list[tuple[str, Any]]
 ABSENT = array.array("d", [-1.0] + [0.0] * 8)  # REP-145: this part of the Imu is not measured
-ATMOSPHERE = 101325.0  # Pa, added to the gauge pressure of the depth gauge
+# Variance reported for a dimension a sensor does not measure (e.g. z, roll, pitch of 2-D odometry).
+UNMEASURED = 1e6
 
 
-def _diag(value: float) -> array.array:
+def diag3(value: float) -> array.array:
+    """3x3 row-major covariance with ``value`` on the diagonal."""
     return array.array("d", [value, 0.0, 0.0, 0.0, value, 0.0, 0.0, 0.0, value])
 
 
@@ -40,29 +43,29 @@ def _imu(r: rd.Reading, names: "RobotNames") -> Imu:
     return msg
 
 
-def accelerometer(r: rd.AccelerometerReading, names: "RobotNames") -> Imu:
+def accelerometer(r: rd.AccelerometerReading, names: "RobotNames") -> Pairs:
     """sensor_msgs/Imu with only linear_acceleration (specific force, sensor frame)."""
     msg = _imu(r, names)
     msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = r.linear_acceleration
-    msg.linear_acceleration_covariance = _diag(r.variance)
-    return msg
+    msg.linear_acceleration_covariance = diag3(r.variance)
+    return [(names.topic(f"accelerometer/{r.sensor}"), msg)]
 
 
-def gyroscope(r: rd.GyroscopeReading, names: "RobotNames") -> Imu:
+def gyroscope(r: rd.GyroscopeReading, names: "RobotNames") -> Pairs:
     """sensor_msgs/Imu with only angular_velocity."""
     msg = _imu(r, names)
     msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = r.angular_velocity
-    msg.angular_velocity_covariance = _diag(r.variance)
-    return msg
+    msg.angular_velocity_covariance = diag3(r.variance)
+    return [(names.topic(f"gyroscope/{r.sensor}"), msg)]
 
 
-def inclinometer(r: rd.InclinometerReading, names: "RobotNames") -> Imu:
-    """sensor_msgs/Imu with only orientation: roll and pitch measured, yaw unknown (huge variance)."""
+def inclinometer(r: rd.InclinometerReading, names: "RobotNames") -> Pairs:
+    """sensor_msgs/Imu with only orientation: roll and pitch measured, yaw unknown (UNMEASURED variance)."""
     msg = _imu(r, names)
     x, y, z, w = rotations.quaternion_from_euler((r.roll, r.pitch, 0.0))
     msg.orientation.x, msg.orientation.y, msg.orientation.z, msg.orientation.w = x, y, z, w
-    msg.orientation_covariance = array.array("d", [r.variance, 0, 0, 0, r.variance, 0, 0, 0, 1e6])
-    return msg
+    msg.orientation_covariance = array.array("d", [r.variance, 0, 0, 0, r.variance, 0, 0, 0, UNMEASURED])
+    return [(names.topic(f"inclinometer/{r.sensor}"), msg)]
 
 
 def compass(r: rd.CompassReading, names: "RobotNames") -> Pairs:
@@ -70,41 +73,27 @@ def compass(r: rd.CompassReading, names: "RobotNames") -> Pairs:
     field = MagneticField()
     set_header(field, r.time, names.frame(r.frame))
     field.magnetic_field.x, field.magnetic_field.y, field.magnetic_field.z = r.magnetic_field
-    field.magnetic_field_covariance = _diag(r.field_variance)
+    field.magnetic_field_covariance = diag3(r.field_variance)
     return [(names.topic(f"compass/{r.sensor}/field"), field),
             (names.topic(f"compass/{r.sensor}/heading"), Float32(data=float(r.heading)))]
 
 
-def velocimeter(r: rd.VelocimeterReading, names: "RobotNames") -> TwistStamped:
+def velocimeter(r: rd.VelocimeterReading, names: "RobotNames") -> Pairs:
     """geometry_msgs/TwistStamped: linear velocity in the sensor frame (angular left zero)."""
     msg = TwistStamped()
     set_header(msg, r.time, names.frame(r.frame))
     msg.twist.linear.x, msg.twist.linear.y, msg.twist.linear.z = r.linear_velocity
-    return msg
+    return [(names.topic(f"velocimeter/{r.sensor}"), msg)]
 
 
 def depth(r: rd.DepthReading, names: "RobotNames") -> Pairs:
     """sensor_msgs/FluidPressure (absolute, Pa) and the depth itself (m, positive down)."""
     msg = FluidPressure()
     set_header(msg, r.time, names.frame(r.frame))
-    msg.fluid_pressure = ATMOSPHERE + float(r.pressure)
-    msg.variance = float(r.variance) * (r.pressure / r.depth) ** 2 if r.depth > 0 and math.isfinite(r.pressure) else 0.0
+    msg.fluid_pressure = float(r.absolute_pressure)
+    msg.variance = float(r.pressure_variance)
     return [(names.topic(f"depth/{r.sensor}/pressure"), msg), (names.topic(f"depth/{r.sensor}"),
                                                                 Float32(data=float(r.depth)))]
 
 
-# reading type -> (converter, the (topic, message type) pairs one sensor named s publishes)
-FORMS: dict[type, tuple[Callable[[Any, "RobotNames"], Pairs], Callable[["RobotNames", str], list[tuple[str, type]]]]] = {
-    rd.AccelerometerReading: (lambda r, n: [(n.topic(f"accelerometer/{r.sensor}"), accelerometer(r, n))],
-                              lambda n, s: [(n.topic(f"accelerometer/{s}"), Imu)]),
-    rd.GyroscopeReading: (lambda r, n: [(n.topic(f"gyroscope/{r.sensor}"), gyroscope(r, n))],
-                          lambda n, s: [(n.topic(f"gyroscope/{s}"), Imu)]),
-    rd.InclinometerReading: (lambda r, n: [(n.topic(f"inclinometer/{r.sensor}"), inclinometer(r, n))],
-                             lambda n, s: [(n.topic(f"inclinometer/{s}"), Imu)]),
-    rd.VelocimeterReading: (lambda r, n: [(n.topic(f"velocimeter/{r.sensor}"), velocimeter(r, n))],
-                            lambda n, s: [(n.topic(f"velocimeter/{s}"), TwistStamped)]),
-    rd.CompassReading: (compass, lambda n, s: [(n.topic(f"compass/{s}/field"), MagneticField),
-                                               (n.topic(f"compass/{s}/heading"), Float32)]),
-    rd.DepthReading: (depth, lambda n, s: [(n.topic(f"depth/{s}/pressure"), FluidPressure),
-                                           (n.topic(f"depth/{s}"), Float32)]),
-}
+__all__ = ["UNMEASURED", "accelerometer", "compass", "depth", "diag3", "gyroscope", "inclinometer", "velocimeter"]

@@ -37,6 +37,7 @@ DRAG_COEFFICIENT = 1.0
 LINEAR_SPEED = 0.1  # m/s or rad/s
 WATER_DENSITY = 1000.0  # kg/m^3, fresh water
 AIR_DENSITY = 1.204  # kg/m^3, 20 degC at sea level
+ATMOSPHERE = 101325.0  # Pa, standard air pressure at sea level (over every water surface)
 SurfaceFn = Callable[[np.ndarray], "float | None"]  # fluid surface height over a world point (None: no fluid)
 CurrentFn = Callable[[np.ndarray], np.ndarray]  # fluid velocity at a world point
 
@@ -231,10 +232,10 @@ class Water:
         return water_at(self.volumes, point)
 
     def depth(self, point: "Sequence[float] | np.ndarray") -> float | None:
-        """Depth below the surface of the water at ``point`` (None outside any water)."""
+        """Depth below the surface of the water at ``point`` (negative above it; None outside any water)."""
         volume = self.at(point)
-        return None if volume is None else volume.surface - float(point[2])
+        return None if volume is None else float(volume.depth(tuple(point)))
 
 
-__all__ = ["AIR_DENSITY", "FluidBody", "FluidElement", "WATER_DENSITY", "Water", "element_forces",
+__all__ = ["AIR_DENSITY", "ATMOSPHERE", "FluidBody", "FluidElement", "WATER_DENSITY", "Water", "element_forces",
            "rigid_drag", "robot_elements", "total_volume", "water_at", "water_volumes"]

@@ -329,11 +329,15 @@ class PointCloudReading(Reading):
 
 @dataclass(frozen=True)
 class DepthReading(Reading):
-    """Depth below the water surface (m, positive down) and the water pressure there (Pa, gauge)."""
+    """Depth below the water surface (m, positive down) and the water pressure there: ``pressure`` the
+    gauge pressure, ``absolute_pressure`` with the atmosphere above the water added (Pa). ``variance``
+    is the depth's (m^2), ``pressure_variance`` the pressures' ((rho g)^2 times it, Pa^2)."""
 
     depth: float
     pressure: float
     variance: float
+    absolute_pressure: float
+    pressure_variance: float
     kind: ClassVar[str] = "Depth"
 
 

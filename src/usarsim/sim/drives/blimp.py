@@ -21,11 +21,12 @@ import numpy as np
 import pybullet as p
 
 from usarsim.sim.commands import BlimpDrive
-from usarsim.sim.drives.base import Drive, limited, undamped_mass
+from usarsim.sim.drives.base import Drive, clamp, limited, undamped_mass
 from usarsim.sim.drives.registry import DRIVES
 from usarsim.sim.fluid import AIR_DENSITY, FluidBody, rigid_drag, robot_elements
 
 if TYPE_CHECKING:
+    from usarsim.sim.catalogue import DriveSpec
     from usarsim.sim.robot import Robot
 
 SPEED_TIME = 1.0  # s, thrust speed loop
@@ -35,6 +36,19 @@ YAW_TIME = 0.5  # s, tail-propeller rate loop
 def thrust_direction(rotation: np.ndarray, xz_angle: float) -> np.ndarray:
     """World direction of the thrust bars: body x tilted up by ``xz_angle`` about body y."""
     return math.cos(xz_angle) * rotation[:, 0] + math.sin(xz_angle) * rotation[:, 2]
+
+
+def twist_to_blimp(linear: float, climb: float, angular: float, spec: DriveSpec) -> tuple[float, float, float]:
+    """(forward v m/s, climb vz m/s, yaw rate omega rad/s +left) -> (thrust-bar angle rad, thrust m/s, yaw
+    rate rad/s): the bars point along (v, vz) (flipped to push backwards when v < 0) and the thrust is
+    that velocity's length; angle, thrust and yaw rate clamped to the limits the catalogue gives."""
+    sign = 1.0 if linear >= 0 else -1.0
+    angle = clamp(math.atan2(sign * climb, sign * linear), spec.max_xz_angle)
+    thrust = sign * math.hypot(linear, climb)
+    if spec.max_linear_speed > 0:
+        thrust = clamp(thrust, spec.max_linear_speed)
+    yaw_rate = clamp(angular, spec.max_yaw_rate) if spec.max_yaw_rate > 0 else angular
+    return angle, thrust, yaw_rate
 
 
 @DRIVES.register("blimp")
@@ -98,4 +112,4 @@ class BlimpFlightDrive(Drive):
         return abs(self.thrust) * 2.0
 
 
-__all__ = ["BlimpFlightDrive", "thrust_direction"]
+__all__ = ["BlimpFlightDrive", "thrust_direction", "twist_to_blimp"]

@@ -24,11 +24,12 @@ import numpy as np
 import pybullet as p
 
 from usarsim.sim.commands import NauticDrive
-from usarsim.sim.drives.base import Drive, limited, undamped_mass
+from usarsim.sim.drives.base import Drive, bicycle_steer, clamp, limited, undamped_mass
 from usarsim.sim.drives.registry import DRIVES
 from usarsim.sim.fluid import LINEAR_SPEED, element_forces, robot_elements, total_volume
 
 if TYPE_CHECKING:
+    from usarsim.sim.catalogue import DriveSpec
     from usarsim.sim.robot import Robot
 
 FIN_RATE = 0.5  # rad/s: how fast the fins follow the command (not in the sources)
@@ -39,6 +40,23 @@ def advance_speed(spin: float, pitch: float) -> float:
     """Ideal forward speed (m/s) of a propeller turning at ``spin`` rad/s: ``pitch`` metres per radian,
     as a wheel's radius turns spin into speed (docs/robots.md explains the choice)."""
     return pitch * spin
+
+
+def propeller_spin(speed: float, pitch: float) -> float:
+    """Propeller spin (rad/s) whose ideal advance speed is ``speed`` m/s: the inverse of advance_speed."""
+    return speed / pitch
+
+
+def twist_to_nautic(linear: float, climb: float, angular: float, spec: DriveSpec) -> tuple[float, float, float]:
+    """(forward v m/s, climb vz m/s, yaw rate omega rad/s +left) -> (propeller rad/s, rudder rad +left,
+    stern plane rad +rise): the propeller spun for the advance speed v, the rudder as the bicycle model's
+    steer with the fin lever as wheelbase, the stern plane at the climb angle atan(vz / v); each clamped."""
+    if spec.propeller_pitch <= 0:
+        raise ValueError("no propeller pitch")
+    propeller = clamp(propeller_spin(linear, spec.propeller_pitch), spec.max_propeller)
+    rudder = bicycle_steer(linear, angular, spec.fin_lever, spec.max_rudder)
+    stern = clamp(math.atan(climb / linear), spec.max_stern_plane) if abs(linear) > 1e-6 else 0.0
+    return propeller, rudder, stern
 
 
 def fin_lift(density: float, area: float, speed: float, angle: float) -> float:
@@ -103,8 +121,8 @@ class SubmarineDrive(Drive):
         water = robot.env.world.water
         base = robot.base
         volume = water.at(base.position)
-        depth = volume.surface - float(base.position[2]) if volume is not None else 0.0
-        if volume is None or depth <= 0.0:
+        depth = water.depth(base.position)
+        if volume is None or depth is None or depth <= 0.0:
             self.thrust = 0.0
             return
         density = volume.density
@@ -143,4 +161,4 @@ class SubmarineDrive(Drive):
         return abs(self.thrust) * 0.3
 
 
-__all__ = ["SubmarineDrive", "advance_speed", "fin_lift"]
+__all__ = ["SubmarineDrive", "advance_speed", "fin_lift", "propeller_spin", "twist_to_nautic"]
