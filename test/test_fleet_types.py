@@ -201,3 +201,14 @@ def test_every_vehicle_type_has_its_drive():
     assert kinds == {"nautic", "blimp", "omni", "legged", "ackermann"}
     with pytest.raises(CommandError):
         WheelDrive("x", math.inf, 0.0)
+
+
+def test_omni_drive_normalized_scales_spin_and_steer_to_their_limits():
+    with Simulator("empty", seed=1) as sim:
+        lisa = sim.spawn("Lisa", "L", position=(0.0, 0.0, 0.0))
+        sim.submit(OmniDrive("L", ((0, 50.0, -100.0), (1, None, 20.0)), normalized=True))
+        sim.step(1)
+        drive, spec = lisa.drive, lisa.spec.drive
+        assert drive.speeds[0] == pytest.approx(0.5 * spec.max_wheel_speed)
+        assert drive.steers[0] == pytest.approx(-spec.max_steer) and drive.steers[1] == pytest.approx(0.2 * spec.max_steer)
+        assert drive.speeds[1] == 0.0  # None keeps the wheel's speed

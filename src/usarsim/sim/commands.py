@@ -97,7 +97,10 @@ class BlimpDrive(Command):
 
 @dataclass(frozen=True)
 class OmniDrive(Command):
-    """Omni drive: per wheel number, spin (rad/s) and steer angle (rad, + left); None keeps the value."""
+    """Omni drive: per wheel number, spin (rad/s) and steer angle (rad, + left); None keeps the value.
+
+    With ``normalized`` both are -100..100 of the robot's max spin speed and max steer angle.
+    """
 
     wheels: tuple[tuple[int, float | None, float | None], ...] = ()
     normalized: bool = False

@@ -156,24 +156,21 @@ class DriftingChannel:
     low-pass of ``bandwidth`` Hz, plus a bias doing a random walk of ``bias_drift`` units/sqrt(s) from
     ``initial_bias``, plus white noise of ``sigma``. ``bandwidth`` 0 passes the signal unfiltered."""
 
-    def __init__(self, bandwidth: float, bias_drift: float, sigma: float, initial_bias: float = 0.0,
-                 axes: int = 3) -> None:
+    def __init__(self, bandwidth: float, bias_drift: float, sigma: float, initial_bias: float = 0.0) -> None:
         self.bandwidth = bandwidth
         self.bias_drift = bias_drift
         self.sigma = sigma
         self.state: np.ndarray | None = None
-        self.bias = np.full(axes, float(initial_bias))
+        self.bias = np.full(3, float(initial_bias))
 
     def __call__(self, value: Sequence[float] | np.ndarray, dt: float, rng: np.random.Generator) -> np.ndarray:
         """The measured value after ``dt`` seconds more of the true ``value``."""
         true = np.asarray(value, dtype=float)
-        if self.state is None:
+        if self.state is None or self.bandwidth <= 0:
             self.state = true.copy()
-        elif self.bandwidth > 0:
+        else:
             alpha = 1.0 - np.exp(-2.0 * np.pi * self.bandwidth * dt)
             self.state = self.state + alpha * (true - self.state)
-        else:
-            self.state = true.copy()
         draws = rng.standard_normal((2, true.size))
         if self.bias_drift > 0 and dt > 0:
             self.bias = self.bias + self.bias_drift * np.sqrt(dt) * draws[0]

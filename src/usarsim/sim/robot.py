@@ -11,7 +11,6 @@ import pybullet as p
 
 from usarsim import rotations
 from usarsim.sim import noise
-from usarsim.sim.body import wheel_link_name
 from usarsim.sim.catalogue import JointGroupSpec, JointLinkSpec, Mount, RobotSpec
 from usarsim.sim.commands import (Command, CommandError, Flip, JointTargets, ReachPose, SensorCommand, SetLight,
                                   SetTrace)
@@ -258,20 +257,6 @@ class Robot:
             return index, position, rotation, base.linear_velocity, base.angular_velocity, base.position
         state = p.getLinkState(self.body_id, index, computeLinkVelocity=1, physicsClientId=self.client)
         return index, position, rotation, np.array(state[6]), np.array(state[7]), np.array(state[0])
-
-    def spec_link_origin_z(self, link: str) -> float:
-        """Height of a link's origin above base_link at zero joint angles (the catalogue's offsets summed)."""
-        by_name = {spec.name: spec for spec in self.spec.body.links}
-        wheels = {wheel_link_name(w.joint): w for w in self.spec.body.wheels}
-        z = 0.0
-        while link != BASE_LINK:
-            if link in wheels:
-                z, link = z + wheels[link].xyz[2], wheels[link].parent
-            elif link in by_name:
-                z, link = z + by_name[link].xyz[2], by_name[link].parent
-            else:
-                break
-        return z
 
     def mount_pose(self, mount: Mount) -> tuple[np.ndarray, np.ndarray]:
         """World position and rotation matrix of a device mounted at ``mount``."""

@@ -149,10 +149,8 @@ class SkidSteerDrive(Drive):
 
     def take(self, cmd: WheelDrive) -> None:
         limit = self.spec.max_wheel_speed
-        if cmd.normalized:
-            self._set((denormalize(cmd.left, limit), denormalize(cmd.right, limit)))
-        else:
-            self._set((clamp(cmd.left, limit), clamp(cmd.right, limit)))
+        left, right = limited((cmd.left, cmd.right), (limit, limit), cmd.normalized, self.command)
+        self._set((left, right))
 
     def stop(self) -> None:
         self._set((0.0, 0.0))

@@ -15,7 +15,7 @@ import pybullet as p
 from usarsim.sim.brakes import WheelBrake
 from usarsim.sim.catalogue import DriveSpec
 from usarsim.sim.commands import CommandError, OmniDrive
-from usarsim.sim.drives.base import Drive, clamp, denormalize
+from usarsim.sim.drives.base import Drive, limited
 from usarsim.sim.drives.registry import DRIVES
 
 if TYPE_CHECKING:
@@ -71,12 +71,10 @@ class OmniSteerDrive(Drive):
             if not 0 <= number < len(self.wheels):
                 raise CommandError(f"WheelNumber {number}: {self.robot.spec.class_name} has steered wheels "
                                  f"0..{len(self.wheels) - 1}")
-        for number, speed, steer in cmd.wheels:
-            if speed is not None:
-                limit = self.spec.max_wheel_speed
-                self.speeds[number] = denormalize(speed, limit) if cmd.normalized else clamp(speed, limit)
-            if steer is not None:
-                self.steers[number] = clamp(steer, self.spec.max_steer)
+        limits = (self.spec.max_wheel_speed, self.spec.max_steer)
+        for number, speed, steer in cmd.wheels:  # normalized: both -100..100 of their limits, as the Ackermann form
+            self.speeds[number], self.steers[number] = limited((speed, steer), limits, cmd.normalized,
+                                                               (self.speeds[number], self.steers[number]))
         self._send()
 
     def stop(self) -> None:

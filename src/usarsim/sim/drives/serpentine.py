@@ -50,16 +50,15 @@ class SerpentineDrive(TrackedDrive):
         spec = self.spec
         if not spec.front_steer_joints and not spec.rear_steer_joints:
             raise CommandError(f"{robot.spec.class_name}: serpentine drive needs front_steer_joints or rear_steer_joints")
-        self.bend = 0.0
 
     def _set(self, command: tuple[float, float]) -> None:
         super()._set(command)
         linear, angular = wheel_speeds_to_twist(*command, self.spec)
         if abs(linear) < MIN_STEER_SPEED:
             return
-        self.bend = bend_angle(linear, angular, self.spec.wheelbase, self.spec.max_front_steer)
-        targets = {j: self.bend for j in self.spec.front_steer_joints}
-        targets.update({j: -self.bend for j in self.spec.rear_steer_joints})
+        bend = bend_angle(linear, angular, self.spec.wheelbase, self.spec.max_front_steer)
+        targets = {j: bend for j in self.spec.front_steer_joints}
+        targets.update({j: -bend for j in self.spec.rear_steer_joints})
         self.robot.set_joints(JointTargets(self.robot.name, targets))
 
     def steer_angles(self) -> tuple[float, float]:
