@@ -16,9 +16,9 @@ from usarsim.sim.body import BodySpec
 from usarsim.sim.catalogue import DriveSpec, JointGroupSpec
 from usarsim.sim.commands import (AckermannDrive, AerialDrive, BlimpDrive, Command, JointTargets, NauticDrive,
                                   OmniDrive, WheelDrive)
-from usarsim.sim.drives import bicycle_steer, blimp, clamp, nautic, twist_to_wheel_speeds
+from usarsim.sim.drives import blimp, clamp, nautic, twist_to_wheel_speeds
 from usarsim.sim.drives.omni import twist_to_wheels
-from usarsim.sim.drives.vehicle import wheel_positions
+from usarsim.sim.drives.vehicle import twist_to_ackermann, wheel_positions
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import RobotSpec
@@ -46,9 +46,7 @@ def twist_to_command(robot: str, linear: Sequence[float], angular: Sequence[floa
     if AckermannDrive in accepts:
         if spec.wheel_radius <= 0:
             raise ValueError("robot has no wheel radius for cmd_vel")
-        speed = clamp(vx / spec.wheel_radius, spec.max_wheel_speed) if spec.max_wheel_speed > 0 else vx / spec.wheel_radius
-        steer = bicycle_steer(vx, wz, spec.wheelbase, spec.max_front_steer)
-        return AckermannDrive(robot, speed, steer)
+        return AckermannDrive(robot, *twist_to_ackermann(vx, wz, spec))
     if AerialDrive in accepts:
         return AerialDrive(robot, linear=_limit(vx, spec.max_linear_speed), lateral=_limit(vy, spec.max_lateral_speed),
                            altitude=_limit(vz, spec.max_altitude_speed), yaw_rate=_limit(wz, spec.max_yaw_rate))

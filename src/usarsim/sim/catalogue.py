@@ -119,6 +119,12 @@ class JointLinkSpec:
     max_torque: float = 20.0
     initial: float = 0.0
 
+    def clamp(self, value: float) -> float:
+        """``value`` within the link's range (as given when unconstrained: continuous, or min > max)."""
+        if self.type == "continuous" or self.min > self.max:
+            return value
+        return max(self.min, min(self.max, value))
+
 
 @dataclass
 class JointGroupSpec:

@@ -17,7 +17,7 @@ import numpy as np
 import pybullet as p
 
 from usarsim import rotations
-from usarsim.sim.catalogue import JointGroupSpec, JointLinkSpec, RobotSpec
+from usarsim.sim.catalogue import JointGroupSpec, RobotSpec
 from usarsim.sim.commands import CommandError
 from usarsim.sim.quiet import quiet_stdout
 
@@ -94,7 +94,7 @@ class ReachSolver:
                 result = p.calculateInverseKinematics(self.body, end, target, orientation, maxNumIterations=100,
                                                       residualThreshold=1e-5, physicsClientId=self.client)
             by_index = dict(zip(self.movable, result))
-            values = [_clamp(link, by_index[self.joints[link.joint]]) for link in group.links]
+            values = [link.clamp(by_index[self.joints[link.joint]]) for link in group.links]
             self._set({link.joint: v for link, v in zip(group.links, values)})
             solution = self._error(end, target, orientation, values)
             if best is None or solution.position_error + solution.angle_error < best.position_error + best.angle_error:
@@ -122,10 +122,6 @@ class ReachSolver:
     def close(self) -> None:
         """Disconnect the solver's client."""
         p.disconnect(self.client)
-
-
-def _clamp(link: JointLinkSpec, value: float) -> float:
-    return max(link.min, min(link.max, value)) if link.min <= link.max else value
 
 
 class ReachSolvers:

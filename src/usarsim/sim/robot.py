@@ -77,8 +77,7 @@ class JointGroup:
             raise CommandError(f"Order must be 0, 1 or 2, got {order}")
 
     def _position(self, link: JointLinkSpec, index: int, target: float) -> float:
-        if link.type != "continuous" and link.min <= link.max:
-            target = max(link.min, min(link.max, target))
+        target = link.clamp(target)
         p.setJointMotorControl2(self.robot.body_id, index, p.POSITION_CONTROL, targetPosition=target,
                                 maxVelocity=link.max_speed, force=link.max_torque, physicsClientId=self.robot.client)
         return target
