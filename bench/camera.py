@@ -4,7 +4,8 @@ For each image size (320x240 and 640x480) and each renderer available (TinyRende
 always; EGL where PyBullet's EGL plugin loads, on the GPU or else on Mesa's llvmpipe), renders the P2AT camera in ``yellow``
 through the simulator (``Camera.read``: mount pose, view and projection matrices, render,
 RGB bytes, the reading) and with raw ``getCameraImage`` given the very same view and
-projection matrices, interleaved so both see the same load. Prints frames/s and the ratio.
+projection matrices, renderer, world light, shadows and flags, interleaved so both see the same
+load. Prints frames/s and the ratio.
 Then the same for the OmniP2DX's omnidirectional camera (320x320): the simulator's frame
 (five renders at the mirror's focus, remapped to the mirror image) against the five raw
 ``getCameraImage`` calls with the same matrices and sizes.
@@ -44,18 +45,18 @@ def raw_matrices(camera: Camera) -> tuple[list[float], list[float]]:
     return view, projection
 
 
-def timed(sim: Simulator, camera: Camera, renders: list[tuple[int, int, list[float], list[float]]], egl: bool,
+def timed(sim: Simulator, camera: Camera, renders: list[tuple[int, int, list[float], list[float]]],
           frames: int, rounds: int = 3) -> tuple[float, float]:
     """(simulator frames/s, raw frames/s), best of ``rounds``: ``camera.read`` against the raw
-    ``getCameraImage`` calls (width, height, view, projection) one frame needs."""
-    renderer = p.ER_BULLET_HARDWARE_OPENGL if egl else p.ER_TINY_RENDERER
+    ``getCameraImage`` calls (width, height, view, projection) one frame needs, with the same
+    renderer, light, shadows and flags as the camera's own (``Camera.render_settings``)."""
+    settings = camera.render_settings(camera.robot.mount_pose(camera.spec.mount)[0])
     sim_best = raw_best = 0.0
     for _ in range(rounds):  # interleaved so both see the same machine load
         start = time.perf_counter()
         for _ in range(frames):
             for width, height, view, projection in renders:
-                p.getCameraImage(width, height, view, projection, renderer=renderer,
-                                 flags=p.ER_NO_SEGMENTATION_MASK, physicsClientId=sim.client)
+                p.getCameraImage(width, height, view, projection, **settings, physicsClientId=sim.client)
         raw_best = max(raw_best, frames / (time.perf_counter() - start))
         start = time.perf_counter()
         for _ in range(frames):
@@ -64,19 +65,19 @@ def timed(sim: Simulator, camera: Camera, renders: list[tuple[int, int, list[flo
     return sim_best, raw_best
 
 
-def bench(sim: Simulator, camera: Camera, egl: bool, frames: int) -> list[tuple[str, float, float]]:
+def bench(sim: Simulator, camera: Camera, frames: int) -> list[tuple[str, float, float]]:
     """(size label, simulator frames/s, raw frames/s) per image size."""
     out = []
     for width, height in SIZES:
         camera.params = dataclasses.replace(camera.params, width=width, height=height)
         view, projection = raw_matrices(camera)
-        out.append((f"{width}x{height}", *timed(sim, camera, [(width, height, view, projection)], egl, frames)))
+        out.append((f"{width}x{height}", *timed(sim, camera, [(width, height, view, projection)], frames)))
     return out
 
 
-def bench_omni(sim: Simulator, egl: bool, frames: int) -> tuple[str, float, float]:
+def bench_omni(sim: Simulator, frames: int) -> tuple[str, float, float]:
     """(label, simulator frames/s, raw frames/s) of the OmniP2DX's omnidirectional camera."""
-    robot = sim.spawn("OmniP2DX", "O1", position=(*sim.spec.start_poses[0].xyz[:2], 0.0))
+    robot = sim.spawn("OmniP2DX", "O1", start=sim.spec.start_poses[0].tag)
     sim.run_for(0.3)
     omni = next(s for s in robot.sensors if isinstance(s, OmniCamera))
     eye, rot = robot.mount_pose(omni.spec.mount)
@@ -84,7 +85,7 @@ def bench_omni(sim: Simulator, egl: bool, frames: int) -> tuple[str, float, floa
                for f, u, w, h, projection in face_views(omni)]
     prm = omni.params
     label = f"omni {prm.width}x{prm.height} ({len(renders)} renders, {sum(w * h for w, h, *_ in renders)} px)"
-    return (label, *timed(sim, omni, renders, egl, frames))
+    return (label, *timed(sim, omni, renders, frames))
 
 
 def main() -> None:
@@ -102,9 +103,9 @@ def main() -> None:
                 continue
             camera = camera_of(sim)
             label = ("EGL on GPU" if gpu else "EGL, no GPU (llvmpipe)") if egl else "TinyRenderer"
-            results = bench(sim, camera, egl, args.frames)
+            results = bench(sim, camera, args.frames)
             sim.remove("R1")
-            results.append(bench_omni(sim, egl, args.frames))
+            results.append(bench_omni(sim, args.frames))
             for size, sim_rate, raw_rate in results:
                 print(f"{label:22s} {size:40s} simulator {sim_rate:7.1f} frames/s   raw {raw_rate:7.1f} frames/s"
                       f"   ratio {sim_rate / raw_rate:.2f}")

@@ -19,6 +19,7 @@ from shapely.geometry import Polygon
 
 from usarsim import rotations
 from usarsim.config_loading import ConfigError, confined_path
+from usarsim.sim.mesh_files import mesh_visual
 
 Vec3 = tuple[float, float, float]
 Rgba = tuple[float, float, float, float]
@@ -117,7 +118,7 @@ def _box_mesh(client: int, halves: list[Vec3], centres: list[Vec3]) -> tuple[int
         indices += [base + i for i in _BOX_FACES]
     col = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, indices=indices,
                                  flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
-    vis = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, physicsClientId=client)
+    vis = mesh_visual(client, vertices, indices)
     return col, vis
 
 
@@ -177,7 +178,7 @@ def _ramp_shapes(client: int, item: StaticItem) -> tuple[int, int]:
                0, 1, 4,
                3, 5, 2]
     col = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, physicsClientId=client)
-    vis = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, physicsClientId=client)
+    vis = mesh_visual(client, vertices, indices)
     return col, vis
 
 
@@ -216,9 +217,7 @@ def textured_box_visual(client: int, half: Vec3, rgba: Rgba | None = None) -> in
         outward = sign * (1 if (axis, a, b) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1)
         quad = (0, 1, 2, 0, 2, 3) if outward > 0 else (0, 2, 1, 0, 3, 2)
         indices += [base + i for i in quad]
-    extra = {"rgbaColor": rgba} if rgba is not None else {}
-    return p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, uvs=uvs, normals=normals,
-                               physicsClientId=client, **extra)
+    return mesh_visual(client, vertices, indices, uvs, normals, rgba)
 
 
 def _footprint(item: StaticItem) -> Polygon:
@@ -248,7 +247,7 @@ def _prism_shapes(client: int, item: StaticItem) -> tuple[int, int]:
             indices += [base, base + 1, base + 2, base, base + 2, base + 3]  # outward for ccw shells, cw holes
     col = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, indices=indices,
                                  flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client)
-    vis = p.createVisualShape(p.GEOM_MESH, vertices=vertices, indices=indices, uvs=uvs, physicsClientId=client)
+    vis = mesh_visual(client, vertices, indices, uvs)
     return col, vis
 
 

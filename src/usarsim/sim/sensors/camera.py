@@ -109,17 +109,13 @@ class Camera(Sensor):
         """RGB (height x width x 3) and depth buffer of one view from ``eye`` along ``forward``,
         in the world's light and sky, glass and fences seen through."""
         view = p.computeViewMatrix(eye.tolist(), (eye + forward).tolist(), up.tolist())
-        options = self.env.render_options
-        renderer = p.ER_BULLET_HARDWARE_OPENGL if options.get("egl") else p.ER_TINY_RENDERER
         world = self.env.world
-        light = scene_light(world.spec.outdoor, [(lt.xyz, lt.intensity) for lt in world.spec.lights], eye)
         see_through = bool(world.glass or world.fences)
+        settings = self.render_settings(eye)
 
         def draw() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            _, _, rgba, depth, seg = p.getCameraImage(
-                width, height, view, projection, renderer=renderer,
-                flags=0 if see_through else p.ER_NO_SEGMENTATION_MASK,
-                **light.camera_kwargs(options.get("shadows", True)), physicsClientId=self.env.client)
+            _, _, rgba, depth, seg = p.getCameraImage(width, height, view, projection, **settings,
+                                                      physicsClientId=self.env.client)
             shape = (height, width)
             rgb = np.asarray(rgba, dtype=np.uint8).reshape(-1)[_rgb_indices(shape[0] * shape[1])].reshape(*shape, 3)
             depth = np.asarray(depth, dtype=float).reshape(shape)
@@ -130,6 +126,16 @@ class Camera(Sensor):
             return composite(self.env.client, draw, world.glass, world.fences, world.colors)
         rgb, depth, _ = draw()
         return rgb, depth
+
+    def render_settings(self, eye: np.ndarray) -> dict[str, Any]:
+        """``getCameraImage`` keywords of a view from ``eye``: the renderer, the world's light and
+        shadows, and the segmentation mask when glass or fences must be seen through."""
+        options = self.env.render_options
+        world = self.env.world
+        light = scene_light(world.spec.outdoor, [(lt.xyz, lt.intensity) for lt in world.spec.lights], eye)
+        return {"renderer": p.ER_BULLET_HARDWARE_OPENGL if options.get("egl") else p.ER_TINY_RENDERER,
+                "flags": 0 if world.glass or world.fences else p.ER_NO_SEGMENTATION_MASK,
+                **light.camera_kwargs(options.get("shadows", True))}
 
     def lens(self) -> Lens:
         """The intrinsics of the frames as they are now (an ideal pinhole of the current FOV)."""
