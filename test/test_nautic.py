@@ -6,6 +6,7 @@ rudder +0.4 rad (SAE, right) turns it right by more than 0.2 rad in 4 s. The bli
 commanded 1 m/s within 15 % and holds its height within 0.05 m at rest.
 """
 import math
+from dataclasses import replace
 
 import numpy as np
 import pybullet as p
@@ -23,6 +24,7 @@ from usarsim.sim.fluid import ATMOSPHERE, element_forces, robot_elements, total_
 from usarsim.sim.water import WaterSpec as WaterVolume
 from usarsim.sim.readings import DepthReading, RobotState
 from usarsim.sim.simulator import Simulator
+from usarsim.sim.world import load_world
 
 from fleet_worlds import POOL_SURFACE, pool_world
 
@@ -100,15 +102,30 @@ def test_twist_to_nautic_and_blimp():
     assert twist_to_blimp(-1.0, 0.0, 0.0, blimp) == pytest.approx((0.0, -1.0, 0.0))  # backwards: thrust reversed
 
 
+def pool_between(bottom, surface):
+    return WaterVolume((0.0, 0.0), (100.0, 100.0), surface, bottom)
+
+
 def test_buoyancy_of_an_element_is_archimedes():
     spec = load_robot("Submarine")
     hull = next(e for e in robot_elements_of(spec) if e.link == "hull")
-    out = element_forces(hull, np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3), 1000.0, -9.81, 10.0, np.zeros(3))
+
+    def lift(water):
+        return element_forces(hull, np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3), 1000.0, -9.81, water, np.zeros(3))
+
+    out = lift(pool_between(-10.0, 10.0))
     assert out.force[2] == pytest.approx(1000.0 * 9.81 * math.pi * 0.5714 ** 2 * 6.0)
-    half = element_forces(hull, np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3), 1000.0, -9.81, 0.0, np.zeros(3))
+    half = lift(pool_between(-10.0, 0.0))
     assert half.force[2] == pytest.approx(out.force[2] / 2.0, rel=1e-6)  # surface at the hull's centre line
-    moving = element_forces(hull, np.zeros(3), np.eye(3), np.array([1.0, 0, 0]), np.zeros(3), 1000.0, -9.81, 10.0,
-                            np.array([1.0, 0, 0]))
+    assert half.at[2] == pytest.approx(-0.5714 / 2, rel=1e-4)  # at the centre of the wet half (shape_rpy 1.5708)
+    aground = lift(pool_between(0.0, 10.0))  # the water's bottom at the centre line: the lower half is not in it
+    assert aground.force[2] == pytest.approx(out.force[2] / 2.0, rel=1e-6)
+    assert aground.at[2] == pytest.approx(0.5714 / 2, rel=1e-4)
+    assert lift(pool_between(1.0, 10.0)) is None and lift(pool_between(-10.0, -1.0)) is None  # below / above the water
+    in_air = element_forces(hull, np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3), 1.2, -9.81, None, np.zeros(3))
+    assert in_air.force[2] == pytest.approx(1.2 * 9.81 * math.pi * 0.5714 ** 2 * 6.0)  # None: fluid everywhere
+    moving = element_forces(hull, np.zeros(3), np.eye(3), np.array([1.0, 0, 0]), np.zeros(3), 1000.0, -9.81,
+                            pool_between(-10.0, 10.0), np.array([1.0, 0, 0]))
     assert moving.force[0] == pytest.approx(0.0)  # drifting with the current: no drag
     assert fin_lift(1000.0, 0.2, -1.0, 0.3) < 0 < fin_lift(1000.0, 0.2, 1.0, 0.3)
 
@@ -140,6 +157,31 @@ def test_protocol_forms_of_the_submarine():
     assert pm.conf_robot(spec, "S") == ("CONF {Type NauticVehicle} {Name S} {SteeringType Underwater} "
                                         "{Mass 6411.7000} {MaxRudder 0.4363} {MaxSternPlane 0.4363} "
                                         "{MaxPropeller 6.2800}\r\n")
+
+
+def test_empty_battery_stops_the_propeller_and_the_boat_coasts():
+    """No thrust and no braking speed loop once the battery is empty: the boat slows by the water's drag
+    alone, while trim keeps it at its depth."""
+    with Simulator(pool_world(), seed=3) as sim:
+        robot = sim.spawn("Submarine", "S")
+        p.resetBasePositionAndOrientation(robot.body_id, (0.0, 0.0, POOL_SURFACE - DEPTH), (0, 0, 0, 1),
+                                          physicsClientId=sim.client)
+        robot.invalidate()
+        sim.submit(NauticDrive("S", propeller=6.28))
+        sim.run_for(6.0)
+        robot.battery_used = robot.spec.battery_life  # empty
+        sim.submit(NauticDrive("S", propeller=6.28))  # commanded, but nothing turns the propeller
+        sim.step(1)
+        assert robot.drive.thrust == 0.0 and robot.drive.power() == 0.0 and robot.drive._integral == 0.0
+        start = sim.ground_truth("S")
+        cruise = float(np.linalg.norm(start.linear_velocity))
+        sim.run_for(1.0)
+        end = sim.ground_truth("S")
+        coast = float(np.linalg.norm(end.linear_velocity))
+    # drag alone (1/2 rho A v^2 on a ~1 m^2 hull of 6.4 t) takes off about a fifth of the speed in a second
+    # (measured 2.15 -> 1.75 m/s); the speed loop braking towards zero as well would take off about half (1.04 m/s)
+    assert cruise > 1.5 and 0.7 * cruise < coast < cruise
+    assert abs(end.position[2] - start.position[2]) < 0.05  # trim still holds it neutral
 
 
 def test_out_of_water_the_submarine_lies_still():
@@ -185,6 +227,27 @@ def test_blimp_floats_neutral_and_climbs_on_vectored_thrust(blimp_flight):
 
 def test_blimp_tail_propeller_turns_right(blimp_flight):
     assert blimp_flight["yaw_rate"] == pytest.approx(-0.5, rel=0.2)
+
+
+def test_blimp_drag_follows_the_worlds_air_density():
+    thrusts = []
+    for density in (1.225, 12.25):
+        with Simulator(replace(load_world("empty"), air_density=density), seed=2) as sim:
+            robot = sim.spawn("Passarola", "B")
+            sim.submit(BlimpDrive("B", xz_angle=0.0, thrust=1.0))
+            sim.run_for(3.0)
+            thrusts.append(robot.drive.thrust)
+    assert thrusts[1] == pytest.approx(10.0 * thrusts[0], rel=0.2)  # at the held speed the thrust is the drag
+
+
+def test_the_water_lets_removed_robots_go():
+    with Simulator(pool_world()) as sim:
+        sim.spawn("Submarine", "S")
+        sim.step(1)
+        assert [body.robot.name for body in sim.world.water._bodies.values()] == ["S"]
+        sim.remove("S")
+        sim.step(1)
+        assert not sim.world.water._bodies
 
 
 def test_protocol_forms_of_the_blimp():

@@ -7,7 +7,8 @@ the blimp's flight in air. The model (docs/robots.md, "Fluids"):
   its frontal area along each of its own axes and its extent along world z.
 - Buoyancy: density * g * volume * submerged fraction, upward, at the centre of the
   submerged part. The fraction is how much of the shape's vertical extent lies
-  below the surface (exact for an upright box, an approximation otherwise).
+  below the surface and above the water's bottom (``water.submerged_fraction``; exact
+  for an upright box, an approximation otherwise). In air the fluid fills all space.
 - Drag: per shape axis, 1/2 * density * Cd * area * v (|v| + 0.1 m/s) on the velocity
   relative to the fluid (the water's current), Cd = 1 (a bluff face); turning is resisted
   by the strip-theory torque density * Cd * width * (l^4) / 64 * w (|w| + 0.1 rad/s) of each
@@ -17,29 +18,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 import pybullet as p
 
 from usarsim import rotations
 from usarsim.sim.body import wheel_link_name
-from usarsim.sim.water import WaterSpec
+from usarsim.sim.water import WaterSpec, submerged_fraction
 
 if TYPE_CHECKING:
     from usarsim.sim.robot import Robot
-    from usarsim.sim.world import WorldSpec
 
 Vec3 = tuple[float, float, float]
 DRAG_COEFFICIENT = 1.0
 # Linear part of the drag (Fossen's linear + quadratic damping): slow drifts die out instead of
 # coasting for minutes, as skin friction and added mass make them do in real water.
 LINEAR_SPEED = 0.1  # m/s or rad/s
-WATER_DENSITY = 1000.0  # kg/m^3, fresh water
-AIR_DENSITY = 1.204  # kg/m^3, 20 degC at sea level
 ATMOSPHERE = 101325.0  # Pa, standard air pressure at sea level (over every water surface)
-SurfaceFn = Callable[[np.ndarray], "float | None"]  # fluid surface height over a world point (None: no fluid)
-CurrentFn = Callable[[np.ndarray], np.ndarray]  # fluid velocity at a world point
 
 
 @dataclass(frozen=True)
@@ -100,24 +96,28 @@ class FluidForce:
 
 
 def element_forces(element: FluidElement, position: np.ndarray, rotation: np.ndarray, velocity: np.ndarray,
-                   angular_velocity: np.ndarray, density: float, gravity: float, surface: float,
+                   angular_velocity: np.ndarray, density: float, gravity: float, water: WaterSpec | None,
                    current: np.ndarray) -> FluidForce | None:
     """Buoyancy and drag on one element whose link frame is at ``position``/``rotation``.
 
-    ``velocity`` is the world velocity of the element's centre, ``surface`` the fluid's
-    top (``inf`` for air everywhere). None when the element is out of the fluid.
+    ``velocity`` is the world velocity of the element's centre; ``water`` the volume whose
+    surface and bottom bound the fluid (None: the fluid fills all space, as air does). None
+    when the element is out of the fluid.
     """
     shape_rot = rotation @ np.array(element.rotation).reshape(3, 3)
     centre = position + rotation @ np.array(element.offset)
     half = np.array(element.extents) / 2.0
     half_z = float(np.abs(shape_rot[2]) @ half)
     bottom, top = centre[2] - half_z, centre[2] + half_z
-    if bottom >= surface:
-        return None
-    wet_top = min(top, surface)
-    fraction = 1.0 if top <= surface else (wet_top - bottom) / max(top - bottom, 1e-9)
+    if water is None:
+        fraction, wet_bottom, wet_top = 1.0, bottom, top
+    else:
+        fraction = submerged_fraction(water, bottom, top)
+        if fraction <= 0.0:
+            return None
+        wet_bottom, wet_top = max(bottom, water.bottom), min(top, water.surface)
     buoyancy = density * abs(gravity) * element.volume * fraction
-    at = np.array([centre[0], centre[1], (bottom + wet_top) / 2.0])
+    at = np.array([centre[0], centre[1], (wet_bottom + wet_top) / 2.0])
     drag_force, drag_torque = _drag(element, shape_rot, velocity - current, angular_velocity, density * fraction)
     return FluidForce(drag_force + np.array([0.0, 0.0, buoyancy]), at, drag_torque)
 
@@ -147,20 +147,10 @@ def rigid_drag(elements: Iterable[FluidElement], rotation: np.ndarray, velocity:
     return force, torque
 
 
-def water_volumes(world: "WorldSpec") -> list[WaterSpec]:
-    """The world file's water volumes (the one place that reads them)."""
-    return list(world.water)
-
-
 def water_at(volumes: Sequence[WaterSpec], point: "Sequence[float] | np.ndarray") -> WaterSpec | None:
     """The water volume over ``point``: within its footprint and above its bottom (also above the
     surface, so a floating body's dry parts are found and given no buoyancy), or None."""
-    x, y, z = point[0], point[1], point[2]
-    for volume in volumes:
-        if (abs(x - volume.center[0]) <= volume.size[0] / 2 and abs(y - volume.center[1]) <= volume.size[1] / 2
-                and z >= volume.bottom):
-            return volume
-    return None
+    return next((v for v in volumes if v.contains((point[0], point[1], min(point[2], v.surface)))), None)
 
 
 class FluidBody:
@@ -170,40 +160,24 @@ class FluidBody:
         self.robot = robot
         self.elements = robot_elements(robot)
 
-    def apply(self, density: float, gravity: float, surface_at: SurfaceFn, current_at: CurrentFn,
-              scale_buoyancy: float = 1.0) -> None:
-        """Buoyancy (times ``scale_buoyancy``) and drag on each element in the fluid."""
+    def apply(self, density: float, gravity: float, water: WaterSpec | None, current: np.ndarray) -> None:
+        """Buoyancy (none with ``gravity`` 0) and drag on each element in the fluid: ``water``'s volume
+        (elements outside its footprint or below its bottom are skipped), or with None a fluid that
+        fills all space (air). ``current`` is the fluid's velocity (world frame)."""
         robot = self.robot
         for element in self.elements:
             link_index, position, rotation, lin, ang, com = robot.link_motion(element.link)
             centre = position + rotation @ np.array(element.offset)
-            surface = surface_at(centre)
-            if surface is None:
+            if water is not None and water_at([water], centre) is None:
                 continue
             velocity = lin + np.cross(ang, centre - com)
-            result = element_forces(element, position, rotation, velocity, ang, density, gravity, surface,
-                                    current_at(centre))
+            result = element_forces(element, position, rotation, velocity, ang, density, gravity, water, current)
             if result is None:
                 continue
-            force = result.force
-            if scale_buoyancy != 1.0:
-                force = force + np.array([0.0, 0.0, (scale_buoyancy - 1.0) * density * abs(gravity)
-                                          * element.volume])
-            p.applyExternalForce(robot.body_id, link_index, force.tolist(), result.at.tolist(), p.WORLD_FRAME,
+            p.applyExternalForce(robot.body_id, link_index, result.force.tolist(), result.at.tolist(), p.WORLD_FRAME,
                                  physicsClientId=robot.client)
             p.applyExternalTorque(robot.body_id, link_index, result.torque.tolist(), p.WORLD_FRAME,
                                   physicsClientId=robot.client)
-
-
-def _surface_of(volume: WaterSpec) -> SurfaceFn:
-    def surface(point: np.ndarray) -> float | None:
-        return volume.surface if water_at([volume], point) is not None else None
-    return surface
-
-
-def _current_of(volume: WaterSpec) -> CurrentFn:
-    current = np.array(volume.current)
-    return lambda point: current
 
 
 class Water:
@@ -212,20 +186,23 @@ class Water:
     def __init__(self, volumes: Sequence[WaterSpec], gravity: float) -> None:
         self.volumes = list(volumes)
         self.gravity = gravity
-        self._bodies: dict[int, FluidBody] = {}
+        self._bodies: dict[int, FluidBody] = {}  # by PyBullet body id: this tick's robots only
 
     def apply(self, robots: Iterable["Robot"]) -> None:
         """Forces for this tick (PyBullet clears external forces after each step)."""
         if not self.volumes:
             return
+        bodies: dict[int, FluidBody] = {}
         for robot in robots:
             body = self._bodies.get(robot.body_id)
             if body is None or body.robot is not robot:
-                body = self._bodies[robot.body_id] = FluidBody(robot)
+                body = FluidBody(robot)
+            bodies[robot.body_id] = body
             volume = water_at(self.volumes, robot.base.position)
             if volume is None:
                 continue
-            body.apply(volume.density, self.gravity, _surface_of(volume), _current_of(volume))
+            body.apply(volume.density, self.gravity, volume, np.array(volume.current))
+        self._bodies = bodies  # removed robots are let go
 
     def at(self, point: "Sequence[float] | np.ndarray") -> WaterSpec | None:
         """The water volume over or around ``point``, if any."""
@@ -237,5 +214,5 @@ class Water:
         return None if volume is None else float(volume.depth(tuple(point)))
 
 
-__all__ = ["AIR_DENSITY", "ATMOSPHERE", "FluidBody", "FluidElement", "WATER_DENSITY", "Water", "element_forces",
-           "rigid_drag", "robot_elements", "total_volume", "water_at", "water_volumes"]
+__all__ = ["ATMOSPHERE", "FluidBody", "FluidElement", "Water", "element_forces", "rigid_drag", "robot_elements",
+           "total_volume", "water_at"]

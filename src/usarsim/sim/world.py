@@ -20,7 +20,7 @@ from usarsim import rotations
 from usarsim.config_loading import ConfigError, confined_path, load_dataclass
 from usarsim.paths import share_dir
 from usarsim.sim.commands import CommandError
-from usarsim.sim.fluid import Water, water_volumes
+from usarsim.sim.fluid import Water
 from usarsim.sim.victims import Victim, VictimSpec, build_victim
 from usarsim.sim.lighting import INDOOR_SKY, OUTDOOR_SKY
 from usarsim.sim.terrain import GeoPoint, TerrainSpec, build_terrain, load_heights
@@ -335,7 +335,7 @@ class BuiltWorld:
         self.colors = {b: build_color(item) for b, item in zip(self.static_ids, spec.static)}
         self.glass = {b: self.colors[b][3] for b, s in self._surfaces.items() if s == "transparent"}
         self.fences = {b for b, s in self._surfaces.items() if s == "mesh_fence"}
-        self.water = Water(water_volumes(spec), spec.gravity)  # pushes on robots (sim/fluid.py)
+        self.water = Water(spec.water, spec.gravity)  # pushes on robots (sim/fluid.py)
         # IR passes through glass (sensors.md): rays of IR sensors ignore these bodies
         self.ray_ignore_ids = frozenset(b for b, s in self._surfaces.items() if s == "transparent")
         self.terrain_id: int | None = None

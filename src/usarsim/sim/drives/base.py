@@ -102,9 +102,9 @@ class Drive:
         return 0.0
 
 
-def undamped_mass(robot: "Robot") -> float:
-    """Total mass of a robot's links, switching PyBullet's velocity damping off on each: for drives
-    whose own model (fluid drag) stands for the damping."""
+def mass_without_damping(robot: "Robot") -> float:
+    """Switch PyBullet's velocity damping off on each of a robot's links and return their total mass:
+    for drives whose own model (fluid drag) stands for the damping."""
     client, body = robot.client, robot.body_id
     total = 0.0
     for link in [-1, *range(p.getNumJoints(body, physicsClientId=client))]:
@@ -250,4 +250,4 @@ class NoDrive(Drive):
 
 
 __all__ = ["Drive", "NoDrive", "SkidSteerDrive", "YawRateLoop", "bicycle_steer", "clamp", "denormalize",
-           "twist_to_wheel_speeds", "undamped_mass", "wheel_speeds_to_twist"]
+           "mass_without_damping", "twist_to_wheel_speeds", "wheel_speeds_to_twist"]

@@ -3,13 +3,13 @@
 - Buoyancy: the envelope is trimmed neutral (as a blimp is ballasted), so a lift equal to
   the robot's weight acts at the centre of the envelope's volume; the gondola hangs below,
   which keeps the blimp level like a pendulum.
-- Aerodynamic drag: the fluid model of ``usarsim.sim.fluid`` in air (1.204 kg/m^3) on every
-  shape of the body.
+- Aerodynamic drag: the fluid model of ``usarsim.sim.fluid`` in air (the world's ``air_density``,
+  1.225 kg/m^3 by default) on every shape of the body.
 - Thrust: the two side propellers push along the thrust bars, tilted ``XZAngle`` up from the
   body x axis. ``ThrustPropeller`` is the speed (m/s) they drive the blimp at along that
   direction: the force is the drag at that speed plus a speed loop (mass / 1 s).
 - Tail propeller: a yaw torque holding the commanded yaw rate (drag at that rate plus a
-  rate loop on the yaw inertia).
+  rate loop on the body's yaw inertia as PyBullet has it).
 With an empty battery the propellers stop; the blimp stays afloat and drifts to rest.
 """
 from __future__ import annotations
@@ -21,9 +21,9 @@ import numpy as np
 import pybullet as p
 
 from usarsim.sim.commands import BlimpDrive
-from usarsim.sim.drives.base import Drive, clamp, limited, undamped_mass
+from usarsim.sim.drives.base import Drive, clamp, limited, mass_without_damping
 from usarsim.sim.drives.registry import DRIVES
-from usarsim.sim.fluid import AIR_DENSITY, FluidBody, rigid_drag, robot_elements
+from usarsim.sim.fluid import FluidBody, rigid_drag
 
 if TYPE_CHECKING:
     from usarsim.sim.catalogue import DriveSpec
@@ -60,17 +60,16 @@ class BlimpFlightDrive(Drive):
     def __init__(self, robot: "Robot") -> None:
         super().__init__(robot)
         client, body = robot.client, robot.body_id
-        self.mass = undamped_mass(robot)  # drag comes from the fluid model
-        self.elements = robot_elements(robot)
+        self.mass = mass_without_damping(robot)  # drag comes from the fluid model
         self.fluid = FluidBody(robot)
         # Lift acts straight above the centre of mass (the ballast is trimmed so), at the envelope's height.
-        envelope = max(self.elements, key=lambda e: e.volume)
-        env_position, _ = robot.link_pose(envelope.link)
+        envelope = max(self.fluid.elements, key=lambda e: e.volume)
+        env_position, env_rotation = robot.link_pose(envelope.link)
         base = robot.base
-        centre = env_position + base.rotation @ np.array(envelope.offset)
+        centre = env_position + env_rotation @ np.array(envelope.offset)
         self.lift_height = float(base.rotation[:, 2] @ (centre - base.position))
+        # base (merged with the envelope and every fixed link, as the robot is loaded) about its z axis
         self.yaw_inertia = float(p.getDynamicsInfo(body, -1, physicsClientId=client)[2][2])
-        self.yaw_inertia += self.mass * (robot.spec.dimensions[0] ** 2) / 12.0
         self.command = [0.0, 0.0, 0.0]  # xz angle rad, thrust m/s, yaw rate rad/s (+left)
         self.thrust = 0.0
 
@@ -85,8 +84,9 @@ class BlimpFlightDrive(Drive):
     def update(self, dt: float) -> None:
         robot = self.robot
         gravity = robot.env.gravity
-        # air drag on every shape, no air buoyancy (the trim below stands for the lifting gas)
-        self.fluid.apply(AIR_DENSITY, gravity, lambda c: math.inf, lambda c: np.zeros(3), scale_buoyancy=0.0)
+        density = robot.env.world.spec.air_density
+        # air drag on every shape; no air buoyancy (gravity 0 for it): the trim below stands for the lifting gas
+        self.fluid.apply(density, 0.0, None, np.zeros(3))
         client, body = robot.client, robot.body_id
         base = robot.base
         lift_at = base.position + self.lift_height * base.rotation[:, 2]
@@ -98,8 +98,8 @@ class BlimpFlightDrive(Drive):
         angle, speed, yaw_rate = self.command
         direction = thrust_direction(base.rotation, angle)
         up = base.rotation[:, 2]
-        hold_force, _ = rigid_drag(self.elements, base.rotation, speed * direction, np.zeros(3), AIR_DENSITY)
-        _, hold_torque = rigid_drag(self.elements, base.rotation, np.zeros(3), yaw_rate * up, AIR_DENSITY)
+        hold_force, hold_torque = rigid_drag(self.fluid.elements, base.rotation, speed * direction, yaw_rate * up,
+                                             density)
         along = float(direction @ base.linear_velocity)
         self.thrust = float(-hold_force @ direction) + self.mass * (speed - along) / SPEED_TIME
         force = self.thrust * direction

@@ -8,11 +8,13 @@ what the boat itself does:
   (mass / 2 s) on the difference, so the boat settles at the advance speed.
 - Rudder and stern plane: thin-foil lift 1/2 rho A v^2 * 2 pi * angle on each fin, times
   ``fin_lever`` (their distance behind the centre), as a yaw / pitch moment (the fins are
-  revolute links turned to the command; their direct force is left out, see update()).
+  revolute links turned to the command at their links' ``velocity`` with their ``effort``;
+  their direct force is left out, see update()).
 - The propeller shaft runs through the centre of the hull's drag (area-weighted height of the
   shapes seen from ahead), so cruising does not pitch the boat.
 - Ballast: a trim force makes the boat exactly neutral when submerged (a real boat trims
   its tanks); its keel sits below the centre of buoyancy, so it floats level.
+With an empty battery the propeller stops (no thrust, no speed loop); trim and fins still act.
 Out of the water nothing but the fins' joints moves.
 """
 from __future__ import annotations
@@ -24,15 +26,15 @@ import numpy as np
 import pybullet as p
 
 from usarsim.sim.commands import NauticDrive
-from usarsim.sim.drives.base import Drive, bicycle_steer, clamp, limited, undamped_mass
+from usarsim.sim.drives.base import Drive, bicycle_steer, clamp, limited, mass_without_damping
 from usarsim.sim.drives.registry import DRIVES
 from usarsim.sim.fluid import LINEAR_SPEED, element_forces, robot_elements, total_volume
 
 if TYPE_CHECKING:
+    from usarsim.sim.body import LinkSpec
     from usarsim.sim.catalogue import DriveSpec
     from usarsim.sim.robot import Robot
 
-FIN_RATE = 0.5  # rad/s: how fast the fins follow the command (not in the sources)
 SPEED_TIME = 2.0  # s: time constant of the propeller's speed loop (proportional and integral)
 
 
@@ -72,7 +74,7 @@ class SubmarineDrive(Drive):
 
     def __init__(self, robot: "Robot") -> None:
         super().__init__(robot)
-        self.mass = undamped_mass(robot)  # the water's drag replaces PyBullet's damping
+        self.mass = mass_without_damping(robot)  # the water's drag replaces PyBullet's damping
         elements = robot_elements(robot)
         self.volume = total_volume(elements)
         # Area the hull shows to the flow along its own x axis (the fins' links have no shape).
@@ -84,7 +86,7 @@ class SubmarineDrive(Drive):
         for element in elements:
             _, position, rotation, _, _, _ = robot.link_motion(element.link)
             ahead = base.rotation[:, 0]
-            result = element_forces(element, position, rotation, ahead, np.zeros(3), 1.0, 0.0, math.inf, np.zeros(3))
+            result = element_forces(element, position, rotation, ahead, np.zeros(3), 1.0, 0.0, None, np.zeros(3))
             if result is not None:
                 force, moment = force + result.force, moment + np.cross(result.at - base.position, result.force)
         drag = float(-force @ base.rotation[:, 0])
@@ -92,6 +94,9 @@ class SubmarineDrive(Drive):
         self.shaft_height = -float(moment @ base.rotation[:, 1]) / drag if drag > 0 else 0.0
         self.rudder_joint = robot.joint_index("rudder_joint")
         self.stern_joint = robot.joint_index("stern_plane_joint")
+        # how fast (rad/s) and how hard (N m) each fin follows the command: its catalogue link's limits
+        self.fins = ((self.rudder_joint, _joint_link(robot, "rudder_joint")),
+                     (self.stern_joint, _joint_link(robot, "stern_plane_joint")))
         self.command = [0.0, 0.0, 0.0]  # propeller rad/s, rudder rad (+left), stern plane rad (+rise)
         self.thrust = 0.0
         self._integral = 0.0
@@ -108,9 +113,9 @@ class SubmarineDrive(Drive):
 
     def _send_fins(self) -> None:
         client, body = self.robot.client, self.robot.body_id
-        for joint, target in ((self.rudder_joint, self.command[1]), (self.stern_joint, self.command[2])):
-            p.setJointMotorControl2(body, joint, p.POSITION_CONTROL, targetPosition=target, maxVelocity=FIN_RATE,
-                                    force=1e5, physicsClientId=client)
+        for (joint, link), target in zip(self.fins, (self.command[1], self.command[2])):
+            p.setJointMotorControl2(body, joint, p.POSITION_CONTROL, targetPosition=target,
+                                    maxVelocity=link.velocity, force=link.effort, physicsClientId=client)
 
     def fin_angles(self) -> tuple[float, float]:
         """Current (rudder +left, stern plane +rise) angles, rad."""
@@ -129,13 +134,16 @@ class SubmarineDrive(Drive):
         rot = base.rotation
         forward, left, up = rot[:, 0], rot[:, 1], rot[:, 2]
         speed = float(forward @ base.linear_velocity)
-        target = advance_speed(self.command[0], self.spec.propeller_pitch) if robot.battery_left() > 0 else 0.0
-        target_limit = advance_speed(self.spec.max_propeller, self.spec.propeller_pitch)
-        hull_drag = 0.5 * density * self.axial_area * target * (abs(target) + LINEAR_SPEED)
-        # PI speed loop: the integral takes up drag the estimate above misses (fins, pitch, linear part)
-        error = target - speed
-        self._integral = max(-target_limit, min(target_limit, self._integral + error * dt / SPEED_TIME))
-        speed_loop = self.mass * (error + self._integral) / SPEED_TIME
+        if robot.battery_left() > 0:
+            target = advance_speed(self.command[0], self.spec.propeller_pitch)
+            target_limit = advance_speed(self.spec.max_propeller, self.spec.propeller_pitch)
+            hull_drag = 0.5 * density * self.axial_area * target * (abs(target) + LINEAR_SPEED)
+            # PI speed loop: the integral takes up drag the estimate above misses (fins, pitch, linear part)
+            error = target - speed
+            self._integral = max(-target_limit, min(target_limit, self._integral + error * dt / SPEED_TIME))
+            speed_loop = self.mass * (error + self._integral) / SPEED_TIME
+        else:  # the propeller stands still: no thrust and no braking either, the boat coasts
+            hull_drag = speed_loop = self._integral = 0.0
         self.thrust = hull_drag + speed_loop
         # How deep the hull is: neutral trim only once the whole height is under water.
         submerged = min(1.0, depth / max(robot.spec.dimensions[2], 1e-6))
@@ -159,6 +167,11 @@ class SubmarineDrive(Drive):
 
     def power(self) -> float:
         return abs(self.thrust) * 0.3
+
+
+def _joint_link(robot: "Robot", joint: str) -> "LinkSpec":
+    """The catalogue link that ``joint`` moves."""
+    return next(link for link in robot.spec.body.links if link.joint_name == joint)
 
 
 __all__ = ["SubmarineDrive", "advance_speed", "fin_lift", "propeller_spin", "twist_to_nautic"]
