@@ -7,6 +7,7 @@ import pytest
 
 REQUIRED = ("rclpy", "rclpy.serialization", "sensor_msgs.msg", "nav_msgs.msg", "geometry_msgs.msg",
             "rosgraph_msgs.msg", "trajectory_msgs.msg", "visualization_msgs.msg", "tf2_msgs.msg", "usarsim_interfaces.msg",
+            "usarsim_interfaces.srv", "simulation_interfaces.msg", "simulation_interfaces.srv", "simulation_interfaces.action",
             "rosbags.rosbag2", "rosbags.typesys")
 
 

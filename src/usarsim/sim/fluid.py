@@ -147,9 +147,10 @@ def rigid_drag(elements: Iterable[FluidElement], rotation: np.ndarray, velocity:
     return force, torque
 
 
-def water_at(volumes: Sequence[WaterSpec], point: "Sequence[float] | np.ndarray") -> WaterSpec | None:
-    """The water volume over ``point``: within its footprint and above its bottom (also above the
-    surface, so a floating body's dry parts are found and given no buoyancy), or None."""
+def water_column_at(volumes: Sequence[WaterSpec], point: "Sequence[float] | np.ndarray") -> WaterSpec | None:
+    """The water volume whose column holds ``point``: within its footprint and above its bottom, also
+    above the surface (a floating body's dry parts are found and given no buoyancy; ``water.water_at``
+    answers whether the point is in the water itself), or None."""
     return next((v for v in volumes if v.contains((point[0], point[1], min(point[2], v.surface)))), None)
 
 
@@ -168,7 +169,7 @@ class FluidBody:
         for element in self.elements:
             link_index, position, rotation, lin, ang, com = robot.link_motion(element.link)
             centre = position + rotation @ np.array(element.offset)
-            if water is not None and water_at([water], centre) is None:
+            if water is not None and water_column_at([water], centre) is None:
                 continue
             velocity = lin + np.cross(ang, centre - com)
             result = element_forces(element, position, rotation, velocity, ang, density, gravity, water, current)
@@ -198,7 +199,7 @@ class Water:
             if body is None or body.robot is not robot:
                 body = FluidBody(robot)
             bodies[robot.body_id] = body
-            volume = water_at(self.volumes, robot.base.position)
+            volume = water_column_at(self.volumes, robot.base.position)
             if volume is None:
                 continue
             body.apply(volume.density, self.gravity, volume, np.array(volume.current))
@@ -206,7 +207,7 @@ class Water:
 
     def at(self, point: "Sequence[float] | np.ndarray") -> WaterSpec | None:
         """The water volume over or around ``point``, if any."""
-        return water_at(self.volumes, point)
+        return water_column_at(self.volumes, point)
 
     def depth(self, point: "Sequence[float] | np.ndarray") -> float | None:
         """Depth below the surface of the water at ``point`` (negative above it; None outside any water)."""
@@ -215,4 +216,4 @@ class Water:
 
 
 __all__ = ["ATMOSPHERE", "FluidBody", "FluidElement", "Water", "element_forces", "rigid_drag", "robot_elements",
-           "total_volume", "water_at"]
+           "total_volume", "water_column_at"]
