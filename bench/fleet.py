@@ -19,8 +19,9 @@ is what one core delivers when other processes share the machine).
 
 ``--vehicle-types`` runs one robot of every vehicle type at once (skid, tracked, Ackermann, aerial,
 underwater, blimp, omni drive, humanoid) in a floor world with a pool; the raw side makes the same
-PyBullet calls per tick as the fluid model (one force and one torque per wet shape, the blimp's
-lift and thrust, the submarine's thrust and fin moments) with its arithmetic left out.
+PyBullet calls per tick as the fluid model (one force and one torque per wet shape, two link-state
+reads per wet shape on a jointed link, the blimp's and submarine's two forces and one moment) with
+its arithmetic left out.
 """
 from __future__ import annotations
 
@@ -237,12 +238,14 @@ def raw_motors(client: int, body: int, joints: dict[str, int], spec: RobotSpec) 
             p.changeDynamics(body, j, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
 
 
-def fluid_calls(spec: RobotSpec) -> int:
-    """Force-and-torque pairs the fluid model applies per tick (wet shapes, plus the drive's own)."""
+def fluid_calls(spec: RobotSpec) -> tuple[int, int]:
+    """(wet shapes, wet shapes on jointed links) of a robot the fluid model acts on: one force and
+    torque per shape each tick, and the two link-state reads a jointed link's motion takes."""
     if spec.drive.type not in ("nautic", "blimp"):
-        return 0
+        return 0, 0
     body = spec.body
-    return 1 + len(body.wheels) + sum(1 for link in body.links if link.shape != "none") + 2
+    jointed = len(body.wheels) + sum(1 for link in body.links if link.shape != "none" and link.joint_type != "fixed")
+    return 1 + len(body.wheels) + sum(1 for link in body.links if link.shape != "none"), jointed
 
 
 def run_raw(world: "str | WorldSpec", specs: list[RobotSpec], ticks: int) -> tuple[float, float]:
@@ -276,16 +279,21 @@ def run_raw(world: "str | WorldSpec", specs: list[RobotSpec], ticks: int) -> tup
     for tick in range(1, ticks + 1):
         p.stepSimulation(physicsClientId=client)
         built.update(tick / PHYSICS_RATE)
-        for (body, wheels, mass, controlled, shapes), robot_loads in zip(bodies, loads):
+        for (body, wheels, mass, controlled, (shapes, jointed)), robot_loads in zip(bodies, loads):
             if controlled:  # the drive controller's state query, every tick
                 pos, _ = p.getBasePositionAndOrientation(body, physicsClientId=client)
                 p.getBaseVelocity(body, physicsClientId=client)
             if mass:  # rotorcraft, blimp, submarine: thrust, every tick
                 p.applyExternalForce(body, -1, (0.0, 0.0, 9.81 * mass), pos, p.WORLD_FRAME, physicsClientId=client)
                 p.applyExternalTorque(body, -1, (0.0, 0.0, 0.0), p.WORLD_FRAME, physicsClientId=client)
+                if shapes:  # the blimp's and submarine's drives apply a second force (lift, hull drag)
+                    p.applyExternalForce(body, -1, (0.0, 0.0, 0.0), pos, p.WORLD_FRAME, physicsClientId=client)
             for _ in range(shapes):  # fluid forces: one force and torque per wet shape
                 p.applyExternalForce(body, -1, (0.0, 0.0, 0.0), pos, p.WORLD_FRAME, physicsClientId=client)
                 p.applyExternalTorque(body, -1, (0.0, 0.0, 0.0), p.WORLD_FRAME, physicsClientId=client)
+            for _ in range(jointed):  # a jointed link's pose and velocity
+                p.getLinkState(body, 0, computeForwardKinematics=True, physicsClientId=client)
+                p.getLinkState(body, 0, computeLinkVelocity=1, physicsClientId=client)
             if tick % 10 == 0:  # odometry / INS / state at 20 Hz
                 p.getBasePositionAndOrientation(body, physicsClientId=client)
                 p.getBaseVelocity(body, physicsClientId=client)
