@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import math
 
-import pybullet as p
 import pytest
 
+from fleet_worlds import add_step
 from usarsim import rotations
 from usarsim.sim.catalogue import available_robots, load_robot
 from usarsim.sim.commands import AckermannDrive, AerialDrive, JointTargets, WheelDrive
@@ -199,9 +199,7 @@ def test_arm_prismatic_link_respects_its_range():
 def _drive_at_step(class_name: str, spin: float, flippers: dict[str, float], height: float = 0.18) -> tuple[float, float]:
     """Drive toward a ``height`` step 0.75 m ahead for 5 s; return (x, z rise of the chassis)."""
     with Simulator("empty", seed=1) as sim:
-        # a 6 m long platform: nothing in 5 s can drive off its far end
-        box = p.createCollisionShape(p.GEOM_BOX, halfExtents=[3.0, 1.5, height / 2], physicsClientId=sim.client)
-        p.createMultiBody(0, box, basePosition=[3.75, 0.0, height / 2], physicsClientId=sim.client)
+        add_step(sim, front=0.75, length=6.0, top=height)  # 6 m long: nothing in 5 s drives off its far end
         sim.spawn(class_name, "R", position=(0.0, 0.0, 0.0))
         if flippers:
             sim.submit(JointTargets("R", flippers))

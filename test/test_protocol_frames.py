@@ -7,12 +7,11 @@ arena through the protocol server and check signs, not just formats.
 from __future__ import annotations
 
 import math
-import socket
-import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from protocol_client import Client
 from usarsim import rotations
 from usarsim.protocol import frames
 from usarsim.protocol import grammar as g
@@ -24,30 +23,14 @@ from usarsim.sim.simulator import Simulator
 TIMEOUT = 20.0
 
 
-class Reader:
-    """Reads protocol lines with a wall-clock bound."""
+class Reader(Client):
+    """Reads protocol messages with a wall-clock bound."""
 
     def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
-        self.buf = b""
+        super().__init__(port, timeout=TIMEOUT)
 
     def send(self, line: str) -> None:
-        self.sock.sendall(line.encode("ascii") + b"\r\n")
-
-    def messages(self, timeout: float = TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while True:
-            while b"\r\n" in self.buf:
-                raw, _, self.buf = self.buf.partition(b"\r\n")
-                yield g.parse_message(raw)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("expected message never came")
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("server closed the connection")
-            self.buf += chunk
+        super().send(line + "\r\n")
 
     def sensor(self, sensor_type: str, after: float = -1.0) -> tuple[float, g.Message]:
         """Next SEN of ``sensor_type`` sent after sim time ``after`` (time from the preceding STA)."""
@@ -76,9 +59,6 @@ class Reader:
             if msg.type == "ERR":
                 raise AssertionError(f"server error: {msg.pairs}")
         raise AssertionError("unreachable")
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 @pytest.fixture(scope="module")

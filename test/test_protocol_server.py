@@ -2,66 +2,14 @@
 from __future__ import annotations
 
 import math
-import socket
 import time
-from typing import Callable
 
 import pytest
 
+from protocol_client import TIMEOUT, Client
 from usarsim.protocol import grammar as g
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.simulator import Simulator
-
-TIMEOUT = 10.0  # wall seconds for any single expectation
-
-
-class Client:
-    """Minimal line client with bounded waits."""
-
-    def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
-        self.buf = b""
-
-    def send(self, data: str | bytes) -> None:
-        self.sock.sendall(data.encode("ascii") if isinstance(data, str) else data)
-
-    def line(self, timeout: float = TIMEOUT) -> str:
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no line")
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("server closed the connection")
-            self.buf += chunk
-        raw, _, self.buf = self.buf.partition(b"\n")
-        assert raw.endswith(b"\r"), raw[:80]
-        return raw[:-1].decode("ascii")
-
-    def wait(self, pred: Callable[[str], bool], timeout: float = TIMEOUT) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("expected line never came")
-            line = self.line(left)
-            if pred(line):
-                return line
-
-    def reply(self, word: str, timeout: float = TIMEOUT) -> str:
-        """Next line that is not streamed data (STA/MISSTA/SEN)."""
-        return self.wait(lambda l: l.startswith(word + " ") or l.startswith("ERR "), timeout)
-
-    def init(self, text: str) -> None:
-        """INIT a robot and wait for its first STA; a refused INIT fails here with the server's reason."""
-        self.send(text + "\r\n")
-        first = self.wait(lambda l: l.startswith("STA ") or l.startswith("ERR "))
-        assert first.startswith("STA "), first
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ docs/robots.md it climbs a 0.12 m step and ends level on top of it.
 """
 import math
 
-import pybullet as p
 import pytest
 
+from fleet_worlds import add_step
 from usarsim import rotations
 from usarsim.protocol import commands as pc
 from usarsim.protocol import grammar as g
@@ -123,9 +123,7 @@ def test_pitch_joints_move_by_name_and_by_group_link(flat):
 
 def test_crosses_a_step_with_the_documented_joint_sequence():
     with Simulator("empty", seed=1) as sim:
-        shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[1.5, 1.5, STEP_HEIGHT / 2], physicsClientId=sim.client)
-        box = p.createMultiBody(0, shape, basePosition=[RISER + 1.5, 0.0, STEP_HEIGHT / 2], physicsClientId=sim.client)
-        p.changeDynamics(box, -1, lateralFriction=1.0, physicsClientId=sim.client)  # arena surfaces
+        add_step(sim, front=RISER, length=3.0, top=STEP_HEIGHT)  # with arena friction
         robot = sim.spawn("Soryu", "S", position=(0.0, 0.0, 0.0))
         sim.run_for(0.5)
         z0 = sim.ground_truth("S").position[2]

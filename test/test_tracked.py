@@ -6,6 +6,7 @@ import math
 import pybullet as p
 import pytest
 
+from fleet_worlds import add_step
 from usarsim import rotations
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import Flip, JointTargets, WheelDrive
@@ -17,8 +18,8 @@ TRACKED = ["Kenaf", "Tarantula", "Talon", "TeleMax", "Rugbot"]
 FLIPPER_JOINTS = ["FRFlipper", "FLFlipper", "RRFlipper", "RLFlipper"]
 # the Rugbot's two front flipper tracks turn on one axle: one joint
 WITH_FLIPPERS = {"Kenaf": FLIPPER_JOINTS, "Tarantula": FLIPPER_JOINTS, "TeleMax": FLIPPER_JOINTS, "Rugbot": ["FFlipper"]}
-# Stair of worlds-and-robots.md c.1 (stair_rise 0.18 m, stair_run 0.28 m); arena surfaces have friction 1.0.
-STAIR_RISE, STAIR_RUN, STAIR_FRICTION = 0.18, 0.28, 1.0
+# Stair of worlds-and-robots.md c.1 (stair_rise 0.18 m, stair_run 0.28 m), its steps with arena friction.
+STAIR_RISE, STAIR_RUN = 0.18, 0.28
 KENAF_CLIMBING_POSE = {"FRFlipper": 0.5, "FLFlipper": 0.5, "RRFlipper": -0.2, "RLFlipper": -0.2}
 
 
@@ -141,18 +142,11 @@ def test_flip_puts_an_upturned_tracked_robot_back_on_its_tracks():
         assert heading == pytest.approx(0.7, abs=0.05)  # keeps its heading
 
 
-def _add_step(sim: Simulator, front: float, length: float, top: float) -> None:
-    """A 3 m wide box with arena friction from x = ``front`` to ``front + length``, ``top`` high."""
-    shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[length / 2, 1.5, top / 2], physicsClientId=sim.client)
-    box = p.createMultiBody(0, shape, basePosition=[front + length / 2, 0.0, top / 2], physicsClientId=sim.client)
-    p.changeDynamics(box, -1, lateralFriction=STAIR_FRICTION, physicsClientId=sim.client)
-
-
 def _climb(class_name: str, flippers: dict[str, float], steps: int, seconds: float) -> tuple[float, float]:
     """Drive at half speed toward a stair of ``steps`` steps 1 m ahead; return (x, rise of the chassis)."""
     with Simulator("empty", seed=1) as sim:
         for k in range(steps):  # each step a box from its front edge to the stair's far end
-            _add_step(sim, front=1.0 + k * STAIR_RUN, length=3.0 - k * STAIR_RUN, top=STAIR_RISE * (k + 1))
+            add_step(sim, front=1.0 + k * STAIR_RUN, length=3.0 - k * STAIR_RUN, top=STAIR_RISE * (k + 1))
         robot = sim.spawn(class_name, "R", position=(0.0, 0.0, 0.0))
         if flippers:
             sim.submit(JointTargets("R", flippers))
@@ -215,7 +209,7 @@ RUGBOT_TAIL, RUGBOT_STOWED = {"FFlipper": 0.0}, {"FFlipper": 1.57}
 def _rugbot_reverses_onto_the_step(flipper: dict[str, float]) -> tuple[float, float, float, float]:
     """Back the Rugbot at 30 % speed onto the step; return (x, rise of the chassis, roll, pitch) at the end."""
     with Simulator("empty", seed=1) as sim:
-        _add_step(sim, front=RUGBOT_STEP_EDGE, length=3.0, top=RUGBOT_STEP)
+        add_step(sim, front=RUGBOT_STEP_EDGE, length=3.0, top=RUGBOT_STEP)
         robot = sim.spawn("Rugbot", "R", position=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, math.pi))  # rear toward the step
         sim.submit(JointTargets("R", flipper))
         sim.run_for(2.0)

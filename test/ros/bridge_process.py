@@ -15,7 +15,17 @@ from typing import Any, Callable, Sequence
 import rclpy
 from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor
-from rclpy.qos import QoSProfile
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+WAIT = 90.0  # s of wall time a start-up or a motion may take (the node runs at most real time; the machine may be slow)
+
+
+def qos_for(msg_type: type, depth: int) -> QoSProfile:
+    """A subscription that matches how the bridge publishes ``msg_type`` (reliable state, best-effort sensors)."""
+    from usarsim.ros.node import STATE_TYPES
+
+    reliability = ReliabilityPolicy.RELIABLE if msg_type in STATE_TYPES else ReliabilityPolicy.BEST_EFFORT
+    return QoSProfile(depth=depth, reliability=reliability)
 
 
 class BridgeProcess:
@@ -35,6 +45,8 @@ class BridgeProcess:
         self.node = rclpy.create_node("usarsim_test_client", context=self.ctx)
         self.lock = threading.Lock()
         self.received: dict[str, list[Any]] = defaultdict(list)
+        self.listening: set[str] = set()
+        self.publishers: dict[str, Any] = {}
         self.executor = MultiThreadedExecutor(num_threads=2, context=self.ctx)
         self.executor.add_node(self.node)
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)
@@ -53,7 +65,19 @@ class BridgeProcess:
                 self.received[key].append(msg)
 
         self.node.create_subscription(msg_type, topic, keep, qos)
+        self.listening.add(key)
         return key
+
+    def listen_once(self, msg_type: type, topic: str, qos: QoSProfile, key: str | None = None) -> str:
+        """``listen``, unless ``key`` (default: the topic) is kept already: then no second subscription."""
+        key = key or topic
+        return key if key in self.listening else self.listen(msg_type, topic, qos, key)
+
+    def publisher(self, msg_type: type, topic: str) -> Any:
+        """One publisher per topic for the client's life (destroying one under the spinning executor is unsafe)."""
+        if topic not in self.publishers:
+            self.publishers[topic] = self.node.create_publisher(msg_type, topic, 10)
+        return self.publishers[topic]
 
     def messages(self, key: str) -> list[Any]:
         with self.lock:

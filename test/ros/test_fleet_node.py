@@ -7,11 +7,9 @@ cmd_vel linear.x 1 m/s with linear.z 0.4 m/s (stern plane up) and rises more tha
 sea bed, then turns more than 0.2 rad left on angular.z 0.3; its depth topic reads the water
 surface minus its height within 0.1 m. The blimp climbs more than 0.5 m on linear.z 0.5. Lisa
 strafes more than 0.3 m left on linear.y 0.3 while moving less than 0.1 m forward and turning less
-than 0.05 rad. The Cooper advances more than 1 m on linear.x 2. A QRIO arm joint reaches a
-joint_trajectory target within 0.05 rad.
+than 0.05 rad. The Cooper advances more than 1 m on linear.x 2; its compass heading is the one its
+ground truth gives within 0.05 rad. A QRIO arm joint reaches a joint_trajectory target within 0.05 rad.
 """
-import math
-
 import numpy as np
 import pytest
 
@@ -20,27 +18,26 @@ pytest.importorskip("trajectory_msgs.msg")
 
 from geometry_msgs.msg import Twist, TwistStamped  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import CameraInfo, CompressedImage, FluidPressure, Image, Imu, JointState, MagneticField  # noqa: E402
 from std_msgs.msg import Float32  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
-from bridge_process import BridgeProcess  # noqa: E402
+from bridge_process import WAIT, BridgeProcess, qos_for  # noqa: E402
 from usarsim import rotations  # noqa: E402
-from usarsim.ros.node import STATE_TYPES  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
+from usarsim.sim.sensors.compass import magnetic_heading  # noqa: E402
 from usarsim.sim.world import load_world  # noqa: E402
 
 SURFACE = load_world("harbour").water[0].surface
 SUB = load_robot("Submarine")
+DECLINATION = load_world("harbour").magnetic_declination
+CAR_YAW = 0.4  # rad: turned off north, so that a compass reading the wrong way round shows
 ROBOTS = {"sub": "Submarine:8,10,-1.5", "blimp": "Passarola:-10,10", "lisa": "Lisa:-10,-10",
-          "car": "Cooper:-14,-16", "qrio": "QRIO:-5,0", "omni": "OmniP2DX:-5,5"}
-WAIT = 90.0  # s of wall time a motion may take (the node runs at most real time; the machine may be slow)
+          "car": f"Cooper:-14,-16,0,{CAR_YAW}", "qrio": "QRIO:-5,0", "omni": "OmniP2DX:-5,5"}
 
 
 def _qos(msg_type):
-    reliability = ReliabilityPolicy.RELIABLE if msg_type in STATE_TYPES else ReliabilityPolicy.BEST_EFFORT
-    return QoSProfile(depth=50, reliability=reliability)
+    return qos_for(msg_type, depth=50)
 
 
 @pytest.fixture(scope="module")
@@ -74,19 +71,9 @@ def truth(bridge, robot):
             rotations.euler_from_quaternion((q.x, q.y, q.z, q.w))[2])
 
 
-_PUBLISHERS = {}
-
-
-def _publisher(bridge, msg_type, topic):
-    """One publisher per topic for the module (destroying one under the spinning executor is unsafe)."""
-    if topic not in _PUBLISHERS:
-        _PUBLISHERS[topic] = bridge.node.create_publisher(msg_type, topic, 10)
-    return _PUBLISHERS[topic]
-
-
 def drive(bridge, robot, linear, angular, until):
     """Publish cmd_vel (10 Hz, faster than the 0.5 s timeout) until ``until(start, now)`` holds; then stop."""
-    pub = _publisher(bridge, Twist, f"/{robot}/cmd_vel")
+    pub = bridge.publisher(Twist, f"/{robot}/cmd_vel")
     twist = Twist()
     (twist.linear.x, twist.linear.y, twist.linear.z), (twist.angular.x, twist.angular.y, twist.angular.z) = linear, angular
     start = truth(bridge, robot)
@@ -102,8 +89,8 @@ def drive(bridge, robot, linear, angular, until):
 
 
 def test_submarine_propeller_stern_plane_rudder_and_depth(bridge):
-    depth_key = bridge.listen(Float32, "/sub/depth/Depth", _qos(Float32))
-    pressure_key = bridge.listen(FluidPressure, "/sub/depth/Depth/pressure", _qos(FluidPressure))
+    depth_key = bridge.listen_once(Float32, "/sub/depth/Depth", _qos(Float32))
+    pressure_key = bridge.listen_once(FluidPressure, "/sub/depth/Depth/pressure", _qos(FluidPressure))
     ok, start, end = drive(bridge, "sub", (1.0, 0.0, 0.4), (0.0, 0.0, 0.0),
                            lambda s, n: n[0] - s[0] > 1.5 and n[2] - s[2] > 0.1)
     assert ok, f"submarine from {start} to {end}\n{bridge.log_tail()}"
@@ -137,15 +124,15 @@ def test_lisa_strafes_without_turning(bridge):
 
 
 def test_cooper_drives(bridge):
-    velocity = bridge.listen(TwistStamped, "/car/velocimeter/Velocimeter", _qos(TwistStamped))
+    velocity = bridge.listen_once(TwistStamped, "/car/velocimeter/Velocimeter", _qos(TwistStamped))
     ok, start, end = drive(bridge, "car", (2.0, 0.0, 0.0), (0.0, 0.0, 0.0), lambda s, n: n[0] - s[0] > 1.0)
     assert ok, f"Cooper from {start} to {end}"
     assert max(m.twist.linear.x for m in bridge.messages(velocity)) > 0.5  # the velocimeter saw it go
 
 
 def test_qrio_arm_follows_joint_trajectory(bridge):
-    states = bridge.listen(JointState, "/qrio/joint_states", _qos(JointState))
-    pub = _publisher(bridge, JointTrajectory, "/qrio/joint_trajectory")
+    states = bridge.listen_once(JointState, "/qrio/joint_states", _qos(JointState))
+    pub = bridge.publisher(JointTrajectory, "/qrio/joint_trajectory")
     msg = JointTrajectory(joint_names=["LeftShoulderPitch"],
                           points=[JointTrajectoryPoint(positions=[0.6])])
 
@@ -164,7 +151,7 @@ def test_motion_sensor_topics_publish_their_types(bridge):
     topics = {"/car/compass/Compass/field": MagneticField, "/car/compass/Compass/heading": Float32,
               "/car/accelerometer/Accel": Imu, "/car/gyroscope/Gyro": Imu, "/car/velocimeter/Velocimeter": TwistStamped,
               "/car/inclinometer/Inclinometer": Imu, "/qrio/accelerometer/Accel": Imu, "/lisa/gyroscope/Gyro": Imu}
-    keys = {topic: bridge.listen(t, topic, _qos(t), key=f"types{topic}") for topic, t in topics.items()}
+    keys = {topic: bridge.listen_once(t, topic, _qos(t), key=f"types{topic}") for topic, t in topics.items()}
     assert bridge.wait_for(lambda: all(bridge.messages(k) for k in keys.values()), WAIT), \
         [t for t, k in keys.items() if not bridge.messages(k)]
     names = dict(bridge.node.get_topic_names_and_types())
@@ -175,15 +162,19 @@ def test_motion_sensor_topics_publish_their_types(bridge):
     assert accel.orientation_covariance[0] == -1.0  # REP-145: no orientation in an accelerometer
     incline = bridge.messages(keys["/car/inclinometer/Inclinometer"])[-1].orientation
     assert abs(incline.x) < 0.05 and abs(incline.y) < 0.05  # the car stands level on the quay
+    # the heading from the car's ground truth (its compass is mounted square on base_link): clockwise from
+    # magnetic north, so about 2 pi - CAR_YAW; the car stands still, so the newest of each belong together
     heading = bridge.messages(keys["/car/compass/Compass/heading"])[-1].data
-    assert math.isfinite(heading) and -math.pi <= heading <= 2 * math.pi
+    q = bridge.messages("/car/ground_truth")[-1].pose.pose.orientation
+    expected = magnetic_heading(rotations.rotation_matrix((q.x, q.y, q.z, q.w)), DECLINATION)
+    assert abs(rotations.wrap_pi(heading - expected)) < 0.05, (heading, expected)
 
 
 def test_omnidirectional_camera_publishes_images_and_its_lens(bridge):
     base = "/omni/camera/OmniCam"
-    raw = bridge.listen(Image, f"{base}/image_raw", _qos(Image))
-    jpeg = bridge.listen(CompressedImage, f"{base}/image_raw/compressed", _qos(CompressedImage))
-    info = bridge.listen(CameraInfo, f"{base}/camera_info", _qos(CameraInfo))
+    raw = bridge.listen_once(Image, f"{base}/image_raw", _qos(Image))
+    jpeg = bridge.listen_once(CompressedImage, f"{base}/image_raw/compressed", _qos(CompressedImage))
+    info = bridge.listen_once(CameraInfo, f"{base}/camera_info", _qos(CameraInfo))
     assert bridge.wait_for(lambda: bridge.messages(raw) and bridge.messages(jpeg) and bridge.messages(info), WAIT), \
         bridge.log_tail()
     image, lens = bridge.messages(raw)[-1], bridge.messages(info)[-1]

@@ -178,14 +178,14 @@ def _group_of(spec, endpoint: str):
 
 def _drive_group(bridge, robot: str, spec, effecter) -> None:
     """Publish on the effecter's group command topic; its joints follow on joint_states (open, then back)."""
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from bridge_process import qos_for
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
     endpoint = effecter_endpoint(spec, effecter)
     links = _group_of(spec, endpoint).links
-    states = bridge.listen(JointState, f"/{robot}/joint_states", QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
-    command = bridge.node.create_publisher(Float64MultiArray, f"/{robot}/{endpoint}", 10)
+    states = bridge.listen_once(JointState, f"/{robot}/joint_states", qos_for(JointState, depth=10))
+    command = bridge.publisher(Float64MultiArray, f"/{robot}/{endpoint}")
 
     def at(targets: list[float]) -> bool:
         received = bridge.messages(states)
@@ -195,7 +195,6 @@ def _drive_group(bridge, robot: str, spec, effecter) -> None:
     for targets in ([link.min + 0.4 * (link.max - link.min) for link in links], [link.initial for link in links]):
         assert bridge.wait_for(lambda v=targets: command.publish(Float64MultiArray(data=v)) or at(v)), \
             (effecter.name, targets, bridge.log_tail())
-    bridge.node.destroy_publisher(command)
 
 
 def _release_tags(bridge, robot: str, spec, effecter) -> None:

@@ -69,10 +69,19 @@ def test_launch_starts_a_stack_per_robot(monkeypatch):
         def __init__(self, **kwargs):
             self.kwargs = kwargs
 
+    class LogInfo(Recorded):
+        pass
+
+    class Shutdown(Recorded):
+        pass
+
+    class Node(Recorded):
+        pass
+
     fakes = {"launch": types.ModuleType("launch"), "launch.actions": types.ModuleType("launch.actions"),
              "launch_ros": types.ModuleType("launch_ros"), "launch_ros.actions": types.ModuleType("launch_ros.actions")}
-    fakes["launch.actions"].LogInfo = fakes["launch.actions"].Shutdown = Recorded
-    fakes["launch_ros.actions"].Node = Recorded
+    fakes["launch.actions"].LogInfo, fakes["launch.actions"].Shutdown = LogInfo, Shutdown
+    fakes["launch_ros.actions"].Node = Node
     for name, module in fakes.items():
         monkeypatch.setitem(sys.modules, name, module)
     sys.modules.pop("usarsim.ros.launch_actions", None)
@@ -88,6 +97,10 @@ def _check_stacks(actions, monkeypatch):
     started = actions.robot_stack(SHARE, {"nav": "true", "ros2_control": "true", "rviz": "true", "localization": "amcl"},
                                   bridge,
                                   [("a", "Kenaf"), ("b", "P2AT")])
+    assert all(isinstance(a, actions.Node) for a in started)  # everything installed: no "not installed" lines
+    # the launch ends when the simulator stops
+    simulator = next(a for a in started if a.kwargs["executable"] == "usarsim_node")
+    assert any(isinstance(a, actions.Shutdown) for a in simulator.kwargs["on_exit"])
     by_robot = {}
     for action in started:
         by_robot.setdefault(action.kwargs.get("namespace"), []).append(action.kwargs["executable"])
@@ -103,3 +116,9 @@ def _check_stacks(actions, monkeypatch):
     assert (start["x"], start["y"], start["yaw"]) == pytest.approx((start3.xyz[0], start3.xyz[1], start3.rpy[2]))
     rviz = next(a for a in started if a.kwargs["executable"] == "rviz2")
     assert ("/tf", "/a/tf") in rviz.kwargs["remappings"] and rviz.kwargs["arguments"][-2:] == ["-f", "map"]
+    # without RViz (a server, CI), rviz:=true starts no rviz2 and says so in one line
+    monkeypatch.setattr(actions, "missing_packages", lambda packages: list(packages))
+    started = actions.robot_stack(SHARE, {"rviz": "true"}, bridge, [("a", "Kenaf"), ("b", "P2AT")])
+    assert not any(isinstance(a, actions.Node) and a.kwargs["executable"] == "rviz2" for a in started)
+    logs = [a.kwargs["msg"] for a in started if isinstance(a, actions.LogInfo)]
+    assert len(logs) == 1 and logs[0].startswith("rviz:=true needs RViz") and "rviz:=false" in logs[0], logs

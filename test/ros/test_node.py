@@ -27,9 +27,9 @@ from std_msgs.msg import Float64, Float64MultiArray  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
-from bridge_process import shut_down  # noqa: E402
+from bridge_process import qos_for, shut_down  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
-from usarsim.ros.node import PARAMETERS, STATE_TYPES  # noqa: E402
+from usarsim.ros.node import PARAMETERS  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
 
 DOMAIN_ID = random.Random(os.getpid()).randint(40, 60)
@@ -38,11 +38,6 @@ SPEC = load_robot("P2AT")
 NAMES = convert.RobotNames.for_spec(ROBOT, SPEC)
 COLLECT_S = 4.0
 CLOCK_HZ = PARAMETERS["clock_rate"][0]
-
-
-def _qos(msg_type):
-    reliability = ReliabilityPolicy.RELIABLE if msg_type in STATE_TYPES else ReliabilityPolicy.BEST_EFFORT
-    return QoSProfile(depth=200, reliability=reliability)  # deep queues: count what was sent, not what we kept
 
 
 def _secs(t):
@@ -84,7 +79,8 @@ class Graph:
         self.topics = dict(convert.expected_topics(SPEC, NAMES))
         self.topics["/clock"] = Clock
         for topic, msg_type in self.topics.items():
-            self.node.create_subscription(msg_type, topic, self._keep(topic), _qos(msg_type))
+            self.node.create_subscription(msg_type, topic, self._keep(topic),
+                                          qos_for(msg_type, depth=200))  # deep queues: count what was sent
         self.node.create_subscription(TFMessage, "/tf", self._keep("/tf"), QoSProfile(depth=500))
         self.node.create_subscription(TFMessage, "/tf_static", self._keep("/tf_static"), QoSProfile(
             depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE))

@@ -2,7 +2,6 @@
 and still stops cleanly (exit 0, no traceback, no publish errors after the ROS context is gone)."""
 import signal
 import subprocess
-import time
 
 import pytest
 
@@ -11,18 +10,17 @@ rclpy = pytest.importorskip("rclpy")
 from rclpy.qos import QoSProfile  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 
-from bridge_process import BridgeProcess  # noqa: E402
+from bridge_process import WAIT, BridgeProcess  # noqa: E402
 
 
 def test_two_sigints_while_publishing_stop_the_node_cleanly(tmp_path):
     bridge = BridgeProcess(tmp_path / "node.log", ["world:=yellow", "robots:=['bot:P2AT']"])
     try:
         clock = bridge.listen(Clock, "/clock", QoSProfile(depth=10))
-        assert bridge.wait_for(lambda: len(bridge.messages(clock)) > 20), bridge.log_tail()
+        assert bridge.wait_for(lambda: len(bridge.messages(clock)) > 20, WAIT), bridge.log_tail()
+        assert bridge.proc.poll() is None, bridge.log_tail()  # publishing, not stopped yet
         bridge.proc.send_signal(signal.SIGINT)  # the terminal's
-        time.sleep(0.2)
-        if bridge.proc.poll() is None:
-            bridge.proc.send_signal(signal.SIGINT)  # launch forwards its own
+        bridge.proc.send_signal(signal.SIGINT)  # and at once launch forwards its own
         try:
             code = bridge.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
