@@ -35,16 +35,22 @@ def yaw(sim, name):
     return rotations.euler_from_quaternion(sim.ground_truth(name).orientation)[2]
 
 
+def _cruising_submarine(sim: Simulator):
+    """The Submarine placed mid-water in the pool, at full propeller."""
+    robot = sim.spawn("Submarine", "S")
+    p.resetBasePositionAndOrientation(robot.body_id, (0.0, 0.0, POOL_SURFACE - DEPTH), (0, 0, 0, 1),
+                                      physicsClientId=sim.client)
+    robot.invalidate()
+    sim.submit(NauticDrive("S", propeller=6.28))
+    return robot
+
+
 @pytest.fixture(scope="module")
 def voyage():
     """One dive: placed mid-water, cruise level, rise on the stern plane, turn on the rudder."""
     out = {}
     with Simulator(pool_world(), seed=3) as sim:
-        robot = sim.spawn("Submarine", "S")
-        p.resetBasePositionAndOrientation(robot.body_id, (0.0, 0.0, POOL_SURFACE - DEPTH), (0, 0, 0, 1),
-                                          physicsClientId=sim.client)
-        robot.invalidate()
-        sim.submit(NauticDrive("S", propeller=6.28))
+        robot = _cruising_submarine(sim)
         sim.run_for(6.0)  # speeding up pitches the boat for a few seconds
         out["cruise_start"] = sim.ground_truth("S")
         readings = sim.run_for(10.0)
@@ -167,11 +173,7 @@ def test_empty_battery_stops_the_propeller_and_the_boat_coasts():
     """No thrust and no braking speed loop once the battery is empty: the boat slows by the water's drag
     alone, while trim keeps it at its depth."""
     with Simulator(pool_world(), seed=3) as sim:
-        robot = sim.spawn("Submarine", "S")
-        p.resetBasePositionAndOrientation(robot.body_id, (0.0, 0.0, POOL_SURFACE - DEPTH), (0, 0, 0, 1),
-                                          physicsClientId=sim.client)
-        robot.invalidate()
-        sim.submit(NauticDrive("S", propeller=6.28))
+        robot = _cruising_submarine(sim)
         sim.run_for(6.0)
         robot.battery_used = robot.spec.battery_life  # empty
         sim.submit(NauticDrive("S", propeller=6.28))  # commanded, but nothing turns the propeller
