@@ -71,3 +71,12 @@ class Client:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def wait_removed(sim, name: str, timeout: float = TIMEOUT) -> None:
+    """Wait until a closed client's robot ``name`` is gone (the server removes it asynchronously),
+    so a next test may spawn at the same place or with the same name."""
+    deadline = time.monotonic() + timeout
+    while name in sim.robots:
+        assert time.monotonic() < deadline, f"{name} was not removed"
+        time.sleep(0.02)

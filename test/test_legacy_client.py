@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from protocol_client import wait_removed
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.simulator import Simulator
@@ -154,3 +155,4 @@ def test_old_positional_client_runs_a_full_exchange(server, class_name, location
         client.close()
     truth = server.sim.robots.get(f"Old{class_name}")
     assert truth is None or truth.base.position[2] > server.sim.spec.floor.z  # it stood on the arena floor
+    wait_removed(server.sim, f"Old{class_name}")  # the next case spawns at the same place

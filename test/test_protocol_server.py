@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from protocol_client import TIMEOUT, Client
+from protocol_client import TIMEOUT, Client, wait_removed
 from usarsim.protocol import grammar as g
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.simulator import Simulator
@@ -29,14 +29,7 @@ def client(server):
     yield c
     c.close()
     for name in set(server.sim.robots) - before:  # the next test may reuse its name or place
-        _wait_removed(server.sim, name)
-
-
-def _wait_removed(sim: Simulator, name: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while name in sim.robots:
-        assert time.monotonic() < deadline, f"{name} was not removed"
-        time.sleep(0.02)
+        wait_removed(server.sim, name)
 
 
 def test_nfo_on_connect_and_start_poses(client):
@@ -196,13 +189,13 @@ def test_two_clients_and_disconnects(server):
         assert {"TwinA", "TwinB"} <= set(server.sim.robots)
         b.send("DRIVE {Left 2} {Ri")  # leaves mid-line
         b.close()
-        _wait_removed(server.sim, "TwinB")
+        wait_removed(server.sim, "TwinB")
         assert "TwinA" in server.sim.robots
         a.wait(lambda l: l.startswith("STA "))
         a.wait(lambda l: l.startswith("STA "))
     finally:
         a.close()
-    _wait_removed(server.sim, "TwinA")
+    wait_removed(server.sim, "TwinA")
 
 
 @pytest.mark.parametrize("bad, word", [
@@ -229,7 +222,7 @@ def test_bad_input_gets_err_and_others_keep_going(server, bad, word):
     finally:
         good.close()
         evil.close()
-    _wait_removed(server.sim, "Good")  # the next case spawns at the same place
+    wait_removed(server.sim, "Good")  # the next case spawns at the same place
 
 
 def test_huge_line_without_newline(server):
