@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ros_domains import fresh_domain_id
 
 USARSIM = [sys.executable, "-m", "usarsim.cli"]
 
@@ -75,7 +76,7 @@ def test_run_into_a_closed_pipe():
 def test_ros_parameter_of_the_wrong_type():
     pytest.importorskip("rclpy")
     node = str(Path(sys.executable).parent / "usarsim_node")
-    env = dict(os.environ, ROS_DOMAIN_ID="77", ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+    env = dict(os.environ, ROS_DOMAIN_ID=str(fresh_domain_id()), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
     done = subprocess.run([node, "--ros-args", "-p", "world:=empty", "-p", "physics_rate:=100"],
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 2

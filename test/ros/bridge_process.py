@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import rclpy
 from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from ros_domains import fresh_domain_id
 
 WAIT = 90.0  # s of wall time a start-up or a motion may take (the node runs at most real time; the machine may be slow)
 
@@ -32,7 +32,7 @@ class BridgeProcess:
     """``usarsim_node`` started with ``params`` (name:=value strings) on a private domain; a client node spins here."""
 
     def __init__(self, log_path: Path, params: Sequence[str]) -> None:
-        self.domain = random.Random(os.getpid() ^ hash(tuple(params))).randint(61, 101)
+        self.domain = fresh_domain_id()
         env = dict(os.environ, ROS_DOMAIN_ID=str(self.domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
                    PYTHONUNBUFFERED="1")
         os.environ.update(ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")

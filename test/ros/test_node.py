@@ -6,7 +6,6 @@ timeout stop, and malformed commands (NaN twist, unknown joint, wrong joint coun
 """
 import math
 import os
-import random
 import subprocess
 import sys
 import threading
@@ -28,11 +27,12 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 from bridge_process import qos_for, shut_down  # noqa: E402
+from ros_domains import fresh_domain_id  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
 from usarsim.ros.node import PARAMETERS  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
 
-DOMAIN_ID = random.Random(os.getpid()).randint(40, 60)
+DOMAIN_ID = fresh_domain_id()  # the module's graph
 ROBOT = "p2at"
 SPEC = load_robot("P2AT")
 NAMES = convert.RobotNames.for_spec(ROBOT, SPEC)
@@ -329,7 +329,7 @@ def test_lockstep_multi_robot_prefixes_and_map_to_odom():
     from usarsim.ros.node import UsarsimNode
 
     ctx = rclpy.Context()
-    rclpy.init(context=ctx, domain_id=(DOMAIN_ID + 30) % 100)
+    rclpy.init(context=ctx, domain_id=fresh_domain_id())
     node = UsarsimNode(context=ctx, parameter_overrides=[
         Parameter("world", value="yellow"), Parameter("pacing", value="lockstep"),
         Parameter("robots", value=["a:P2AT:Start1", "b:P2AT:2.0,1.0,0.0,1.5708"]),
@@ -373,7 +373,7 @@ def test_protocol_without_its_server_is_a_clear_error(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "usarsim.protocol.server", None)  # import fails
     ctx = rclpy.Context()
-    rclpy.init(context=ctx, domain_id=(DOMAIN_ID + 31) % 100)
+    rclpy.init(context=ctx, domain_id=fresh_domain_id())
     sim = Simulator("empty")
     node = UsarsimNode(sim=sim, context=ctx, parameter_overrides=[Parameter("protocol", value=True)])
     try:

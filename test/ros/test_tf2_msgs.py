@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 import pytest
+from ros_domains import fresh_domain_id
 
 pytest.importorskip("rclpy", reason="ROS 2 (rclpy) not installed")
 
@@ -52,7 +53,7 @@ def test_tfmessage_round_trips_through_cdr():
 
 def test_tfmessage_is_published_and_received():
     # A child process keeps DDS out of the test process and its settings local to this test.
-    env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", ROS_DOMAIN_ID=str(150 + os.getpid() % 80))
+    env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", ROS_DOMAIN_ID=str(fresh_domain_id()))
     result = subprocess.run([sys.executable, "-c", PUBLISH_AND_RECEIVE], env=env, capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0, result.stderr[-2000:]

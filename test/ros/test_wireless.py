@@ -1,6 +1,5 @@
 """The wireless relay and link topics of the bridge node, checked by a second rclpy node on loopback."""
 import os
-import random
 import threading
 import time
 
@@ -12,6 +11,7 @@ pytest.importorskip("usarsim_interfaces.msg")
 import pybullet as p  # noqa: E402
 from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from ros_domains import fresh_domain_id  # noqa: E402
 from usarsim_interfaces.msg import WirelessLinks, WirelessMessage  # noqa: E402
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 
@@ -20,7 +20,6 @@ from usarsim.ros.wireless import DOWN_COLOR, signal_color  # noqa: E402
 from usarsim.sim.simulator import Simulator  # noqa: E402
 from usarsim.sim.world import CommSpec, GpsOrigin, StartPose, StaticItem, WorldSpec  # noqa: E402
 
-DOMAIN_ID = random.Random(os.getpid() + 13).randint(61, 90)
 TIMEOUT = 20.0
 QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 # A wall across x = 3 from y = 2 to y = 10; one wall and a few metres break this cut-off.
@@ -42,7 +41,7 @@ def wait_for(condition, what):
 def graph():
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     ctx = rclpy.Context()
-    rclpy.init(context=ctx, domain_id=DOMAIN_ID)
+    rclpy.init(context=ctx, domain_id=fresh_domain_id())
     sim = Simulator(WORLD, pacing="lockstep")
     for name, xy in (("A", (0.0, 0.0)), ("B", (4.0, 0.0))):
         sim.spawn("P2AT", name, position=(*xy, 0.0))
