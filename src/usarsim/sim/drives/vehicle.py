@@ -203,7 +203,7 @@ class RotaryWingDrive(Drive):
         inertia = p.getDynamicsInfo(body, -1, physicsClientId=client)[2]
         self.inertia = (max(inertia[0], inertia[1]), max(inertia[0], inertia[1]), inertia[2])
         self.command = np.zeros(4)  # forward, left, up (m/s), yaw rate (rad/s)
-        self.reference = np.zeros(4)
+        self.reference = [0.0, 0.0, 0.0, 0.0]  # the command through the response lag
         self.thrust = 0.0
 
     def take(self, cmd: AerialDrive) -> None:
@@ -220,15 +220,16 @@ class RotaryWingDrive(Drive):
         if robot.battery_left() <= 0.0:
             self.thrust = 0.0
             return
-        tau = max(self.spec.response_time, dt)
-        self.reference += (self.command - self.reference) * min(1.0, dt / tau)
-        fwd, left, up, yaw_rate = self.reference.tolist()
-        base = robot.base
-        rot = base.rotation
-        (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = rot.tolist()
+        lag = min(1.0, dt / max(self.spec.response_time, dt))
+        self.reference = [ref + (cmd - ref) * lag for ref, cmd in zip(self.reference, self.command.tolist())]
+        fwd, left, up, yaw_rate = self.reference
+        # plain PyBullet tuples: this runs for every rotorcraft on every tick, before the tick's state is cached
+        client, body = robot.client, robot.body_id
+        (px, py, pz), orientation = p.getBasePositionAndOrientation(body, physicsClientId=client)
+        (vx, vy, vz), (wx, wy, wz) = p.getBaseVelocity(body, physicsClientId=client)
+        r00, r01, r02, r10, r11, r12, r20, r21, r22 = p.getMatrixFromQuaternion(orientation, physicsClientId=client)
         yaw = math.atan2(r10, r00)
         c, s = math.cos(yaw), math.sin(yaw)
-        vx, vy, vz = base.linear_velocity.tolist()
         k = self.VELOCITY_GAIN
         ax, ay, az = k * (c * fwd - s * left - vx), k * (s * fwd + c * left - vy), k * (up - vz)
         norm = math.sqrt(ax * ax + ay * ay + az * az)
@@ -239,13 +240,10 @@ class RotaryWingDrive(Drive):
         force = (m * ax, m * ay, m * (az - robot.env.gravity))
         self.thrust = math.sqrt(force[0] ** 2 + force[1] ** 2 + force[2] ** 2)
         ox, oy, oz = self.com_offset.tolist()
-        px, py, pz = base.position.tolist()
         at = (px + r00 * ox + r01 * oy + r02 * oz, py + r10 * ox + r11 * oy + r12 * oz,
               pz + r20 * ox + r21 * oy + r22 * oz)
-        client, body = robot.client, robot.body_id
         p.applyExternalForce(body, -1, force, at, p.WORLD_FRAME, physicsClientId=client)
         # Level the airframe: turn body z (third column) onto world z; track the yaw rate.
-        wx, wy, wz = base.angular_velocity.tolist()
         kp, kd = self.ATTITUDE_KP, self.ATTITUDE_KD
         ixx, iyy, izz = self.inertia
         torque = (ixx * (kp * r12 - kd * wx), iyy * (-kp * r02 - kd * wy), izz * self.YAW_GAIN * (yaw_rate - wz))

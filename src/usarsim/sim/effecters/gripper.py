@@ -56,6 +56,7 @@ class Gripper(Effecter):
         self.opcodes = {"Open": (self.min_angle, self.max_angle), "Close": (0.0, 0.0)}
         # the palm is the fingers' common parent link
         self.palm = p.getJointInfo(robot.body_id, self.left, physicsClientId=robot.client)[16]
+        self._finger_group = self._find_group()  # the robot's joint groups are made before its effecters
         self.target = self.opening()
         self.grasped: int | None = None  # body id held
         self._constraint: int | None = None
@@ -64,9 +65,11 @@ class Gripper(Effecter):
     # --- state ------------------------------------------------------------------------------
     def opening(self) -> float:
         """Current angle between the fingers, rad."""
-        return self.robot.joint_position(self.left) + self.robot.joint_position(self.right)
+        left, right = p.getJointStates(self.robot.body_id, (self.left, self.right), physicsClientId=self.robot.client)
+        return left[0] + right[0]
 
-    def _group(self) -> tuple["JointGroup", int, int] | None:
+    def _find_group(self) -> tuple["JointGroup", int, int] | None:
+        """The joint group both fingers belong to, with their link numbers in it (None if none)."""
         for group in self.robot.joint_groups.values():
             if self.left in group.indices and self.right in group.indices:
                 return group, group.indices.index(self.left) + 1, group.indices.index(self.right) + 1
@@ -95,7 +98,7 @@ class Gripper(Effecter):
         if self.grasped is not None and self.target > self._grasp_width + RELEASE_MARGIN:
             self.release()
         half = self.target / 2.0
-        found = self._group()
+        found = self._finger_group
         if found is not None:  # keep the joint group's targets (MISSTA, PTZ) consistent
             group, ln, rn = found
             group.command(ln, half)
@@ -119,7 +122,7 @@ class Gripper(Effecter):
     def commanded_opening(self) -> float:
         """The opening the fingers are driven to: the joint group's targets when the fingers form
         one (a MISPKG or ROS group command moves them without an Open opcode), else the last Open."""
-        found = self._group()
+        found = self._finger_group
         if found is None:
             return self.target
         group, ln, rn = found
@@ -134,7 +137,8 @@ class Gripper(Effecter):
             return
         if commanded > self.opening() + 1e-3:  # opening: nothing to catch
             return
-        touched = self._touching(self.left) & self._touching(self.right)
+        left = self._touching(self.left)
+        touched = left & self._touching(self.right) if left else left  # one contact query while nothing is near
         if touched:
             self._attach(min(touched))
 
