@@ -11,6 +11,7 @@ without a space, runs of blanks, ``%f`` numbers, space-separated vectors
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -420,6 +421,10 @@ def format_value(v: Value) -> str:
         return fmt_float(v)
     if type(v) is int:
         return str(v)
+    if type(v) is str:
+        return _format_word(v)
+    if type(v) is tuple or type(v) is list:
+        return _format_list(v)
     if isinstance(v, bool):
         return "True" if v else "False"
     if isinstance(v, Fixed):
@@ -429,16 +434,30 @@ def format_value(v: Value) -> str:
     if isinstance(v, numbers.Real):
         return fmt_float(float(v))
     if isinstance(v, str):
-        if v.startswith(",") or v.endswith(","):
-            raise ProtocolError(f"value {_clip(v)!r} must not start or end with a comma")
-        return _check_word(v, "value")
+        return _format_word(v)
     if isinstance(v, (tuple, list)):
-        if not v:
-            raise ProtocolError("cannot send an empty list")
-        return ",".join(_format_element(e) for e in v)
+        return _format_list(v)
     if hasattr(v, "tolist"):  # numpy arrays and scalars
         return format_value(v.tolist())
     raise ProtocolError(f"cannot format value {v!r}")
+
+
+def _format_word(v: str) -> str:
+    if v.startswith(",") or v.endswith(","):
+        raise ProtocolError(f"value {_clip(v)!r} must not start or end with a comma")
+    return _check_word(v, "value")
+
+
+def _format_list(v: Sequence[Any]) -> str:
+    if not v:
+        raise ProtocolError("cannot send an empty list")
+    return ",".join(_format_element(e) for e in v)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_kind(name: str) -> tuple[bool, bool]:
+    """(a valid name, starts like a number) of a segment name: the same few dozen names recur on every line."""
+    return _WORD_RE.match(name) is not None, _NUMERIC_START_RE.match(name) is not None
 
 
 def format_line(type: str, segments: Iterable[Segment | PairIn]) -> str:
@@ -457,9 +476,11 @@ def format_line(type: str, segments: Iterable[Segment | PairIn]) -> str:
             raise ProtocolError("cannot send an empty segment")
         tokens = []
         for i, (name, value) in enumerate(seg):
-            _check_word(name, "name")
+            valid, numeric = _name_kind(name)
+            if not valid:
+                _check_word(name, "name")  # raises, with the reason
             # A numeric-looking name after a value would be read back as part of that value.
-            if i > 0 and _NUMERIC_START_RE.match(name):
+            if i > 0 and numeric:
                 raise ProtocolError(f"name {name!r} looks like a number; give it its own segment")
             tokens.append(f"{name} {format_value(value)}")
         parts.append("{" + " ".join(tokens) + "}")
