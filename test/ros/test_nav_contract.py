@@ -88,7 +88,7 @@ def test_tf_tree_has_what_nav2_needs(nav_bridge):
 
 
 def plan(free: np.ndarray, meta: dict, start: tuple[float, float], goal: tuple[float, float]) -> list[tuple[float, float]]:
-    """A* on the inflated grid, 8-connected; waypoints in metres (every 10th cell and the goal)."""
+    """A* on the inflated grid, 8-connected; waypoints in metres (every 4th cell, 0.2 m apart, and the goal)."""
     res, (ox, oy, _) = meta["resolution"], meta["origin"]
     r = int(math.ceil(INFLATION_M / res))
     blocked = ~free
@@ -123,7 +123,7 @@ def plan(free: np.ndarray, meta: dict, start: tuple[float, float], goal: tuple[f
         cells.append(cur)
         cur = came[cur]
     cells.reverse()
-    points = [(ox + (c + 0.5) * res, oy + (r_ + 0.5) * res) for r_, c in cells[::10]]
+    points = [(ox + (c + 0.5) * res, oy + (r_ + 0.5) * res) for r_, c in cells[::4]]
     return points + [goal]
 
 
@@ -142,7 +142,9 @@ def test_goal_reached_by_a_controller_following_the_shipped_map(nav_bridge):
     def drive() -> bool:
         nonlocal target
         x, y, yaw = tf.pose2d("map", "base_link")
-        while math.hypot(target[0] - x, target[1] - y) < 0.25:
+        # a waypoint let go of early cuts the corner the robot is rounding: into the wall end, where it can
+        # ride up and tip over
+        while math.hypot(target[0] - x, target[1] - y) < (0.25 if target == goal else 0.1):
             if target == goal:
                 cmd_vel.publish(TwistStamped())
                 return True
