@@ -20,7 +20,7 @@ from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import BlimpDrive, CommandError, NauticDrive
 from usarsim.sim.drives.blimp import twist_to_blimp
 from usarsim.sim.drives.nautic import advance_speed, fin_lift, propeller_spin, twist_to_nautic
-from usarsim.sim.fluid import ATMOSPHERE, element_forces, robot_elements, total_volume, water_column_at
+from usarsim.sim.fluid import element_forces, robot_elements, total_volume, water_column_at
 from usarsim.sim.water import WaterSpec as WaterVolume
 from usarsim.sim.readings import DepthReading, RobotState
 from usarsim.sim.simulator import Simulator
@@ -92,7 +92,8 @@ def test_depth_gauge_and_sta_fin_angles(voyage):
     depth = voyage["depth"]
     assert depth.depth == pytest.approx(POOL_SURFACE - voyage["gauge_z"], abs=1e-3)  # noise-free gauge on the hull
     assert depth.pressure == pytest.approx(1000.0 * 9.81 * depth.depth)
-    assert depth.absolute_pressure == pytest.approx(ATMOSPHERE + depth.pressure)
+    assert depth.pressure_per_metre == pytest.approx(1000.0 * 9.81)
+    assert depth.absolute_pressure == pytest.approx(101325.0 + depth.pressure)
     assert depth.pressure_variance == pytest.approx((1000.0 * 9.81) ** 2 * depth.variance)
     line = pm.format_reading(voyage["turn_state"])
     assert line.startswith("STA {Type NauticVehicle}") and "{SternPlaneAngle 0.0000}" in line

@@ -63,8 +63,6 @@ def twist_to_command(robot: str, linear: Sequence[float], angular: Sequence[floa
 
 def twist_to_nautic(robot: str, vx: float, vz: float, wz: float, spec: DriveSpec) -> NauticDrive:
     """Submarine: linear.x -> propeller, angular.z -> rudder, linear.z -> stern plane (drives.nautic.twist_to_nautic)."""
-    if spec.propeller_pitch <= 0:
-        raise ValueError("robot has no propeller pitch for cmd_vel")
     return NauticDrive(robot, *nautic.twist_to_nautic(vx, vz, wz, spec))
 
 

@@ -35,7 +35,7 @@ from visualization_msgs.msg import Marker
 from usarsim import rotations
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
 from usarsim.ros import motion_sensors
-from usarsim.ros.motion_sensors import UNMEASURED, diag3
+from usarsim.ros.covariance import UNMEASURED, diag3, diag6
 from usarsim.ros.markers import rfid_marker, trace_marker, victim_marker
 from usarsim.ros.stamps import set_header, stamp
 from usarsim.sim import readings as rd
@@ -116,13 +116,6 @@ def _quat(q: Iterable[float]) -> Quaternion:
     return Quaternion(x=float(x), y=float(y), z=float(z), w=float(w))
 
 
-def _diag6(values: Iterable[float]) -> array.array:
-    cov = [0.0] * 36
-    for i, v in enumerate(values):
-        cov[i * 7] = float(v)
-    return array.array("d", cov)
-
-
 def transform(t: float, parent: str, child: str, xyz: Iterable[float], q: Iterable[float]) -> TransformStamped:
     """geometry_msgs/TransformStamped of ``child`` in ``parent``."""
     msg = TransformStamped()
@@ -196,11 +189,11 @@ def odometry(r: rd.OdometryReading, names: RobotNames) -> Odometry:
     msg.pose.pose.position.z = float(names.base_height)
     msg.pose.pose.orientation = _quat(rotations.yaw_quaternion(r.theta))
     vx, vy, vth = r.pose_variance
-    msg.pose.covariance = _diag6((vx, vy, UNMEASURED, UNMEASURED, UNMEASURED, vth))
+    msg.pose.covariance = diag6((vx, vy, UNMEASURED, UNMEASURED, UNMEASURED, vth))
     msg.twist.twist.linear.x = float(r.linear_velocity)
     msg.twist.twist.angular.z = float(r.angular_velocity)
     tv, tw = r.twist_variance
-    msg.twist.covariance = _diag6((tv, UNMEASURED, UNMEASURED, UNMEASURED, UNMEASURED, tw))
+    msg.twist.covariance = diag6((tv, UNMEASURED, UNMEASURED, UNMEASURED, UNMEASURED, tw))
     return msg
 
 
@@ -270,11 +263,11 @@ def ins_odometry(r: rd.InsReading, names: RobotNames) -> Odometry:
     """The INS pose estimate as nav_msgs/Odometry in the world frame (twist: body rates only)."""
     msg = _world_odometry(r.time, names, r.position, rotations.quaternion_from_euler(r.rpy))
     pv, ov = float(r.position_variance), float(r.orientation_variance)
-    msg.pose.covariance = _diag6((pv, pv, pv, ov, ov, ov))
+    msg.pose.covariance = diag6((pv, pv, pv, ov, ov, ov))
     a = msg.twist.twist.angular
     a.x, a.y, a.z = (float(v) for v in r.angular_velocity)
     wv = float(r.angular_velocity_variance)
-    msg.twist.covariance = _diag6((UNMEASURED, UNMEASURED, UNMEASURED, wv, wv, wv))
+    msg.twist.covariance = diag6((UNMEASURED, UNMEASURED, UNMEASURED, wv, wv, wv))
     return msg
 
 
@@ -556,6 +549,8 @@ ROS_FORMS: dict[type, RosForm] = {
     rd.EncoderReading: RosForm(_nothing, covered_by="joint_states"),
     rd.MissionPackageState: RosForm(_nothing, covered_by="joint_states"),
 }
+
+
 def sensor_form(sensor_type: str) -> RosForm:
     """The ROS record of a catalogue sensor type (through the reading type its family produces)."""
     return ROS_FORMS[registry.family(sensor_type).reading_type()]
@@ -638,7 +633,7 @@ def initial_joint_transforms(names: RobotNames, t: float = 0.0) -> list[Transfor
     return out
 
 
-__all__ = ["CLOCK_TOPIC", "HAVE_TF", "RobotNames", "TF_STATIC_TOPIC", "TF_TOPIC", "UNMEASURED", "battery_state",
+__all__ = ["CLOCK_TOPIC", "HAVE_TF", "RobotNames", "TF_STATIC_TOPIC", "TF_TOPIC", "battery_state",
            "camera_info", "clock_message", "compressed_image", "enu_alias", "expected_topics", "ground_truth",
            "image", "imu", "ins_odometry", "joint_state", "joint_transforms", "laser_scan", "map_to_odom",
            "nav_sat_fix", "odom_transform", "odometry", "lens_info", "point_cloud", "range_message",

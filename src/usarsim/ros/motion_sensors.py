@@ -4,8 +4,7 @@ names for these reading types, each giving the (topic, message) pairs of one rea
 
 REP-145: a sensor_msgs/Imu that lacks a part marks it with -1 in the first element of that
 part's covariance, so the accelerometer, gyroscope and inclinometer each publish an Imu
-carrying only what they measure. The covariance helpers here are shared with ``convert``
-(which imports this module).
+carrying only what they measure.
 """
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ from sensor_msgs.msg import FluidPressure, Imu, MagneticField
 from std_msgs.msg import Float32
 
 from usarsim import rotations
+from usarsim.ros.covariance import UNMEASURED, absent, diag3
 from usarsim.ros.stamps import set_header
 from usarsim.sim import readings as rd
 
@@ -24,22 +24,14 @@ if TYPE_CHECKING:
     from usarsim.ros.convert import RobotNames
 
 Pairs = list[tuple[str, Any]]
-ABSENT = array.array("d", [-1.0] + [0.0] * 8)  # REP-145: this part of the Imu is not measured
-# Variance reported for a dimension a sensor does not measure (e.g. z, roll, pitch of 2-D odometry).
-UNMEASURED = 1e6
-
-
-def diag3(value: float) -> array.array:
-    """3x3 row-major covariance with ``value`` on the diagonal."""
-    return array.array("d", [value, 0.0, 0.0, 0.0, value, 0.0, 0.0, 0.0, value])
 
 
 def _imu(r: rd.Reading, names: "RobotNames") -> Imu:
     msg = Imu()
     set_header(msg, r.time, names.frame(r.frame))
-    msg.orientation_covariance = array.array("d", ABSENT)
-    msg.angular_velocity_covariance = array.array("d", ABSENT)
-    msg.linear_acceleration_covariance = array.array("d", ABSENT)
+    msg.orientation_covariance = absent()
+    msg.angular_velocity_covariance = absent()
+    msg.linear_acceleration_covariance = absent()
     return msg
 
 
@@ -96,4 +88,4 @@ def depth(r: rd.DepthReading, names: "RobotNames") -> Pairs:
                                                                 Float32(data=float(r.depth)))]
 
 
-__all__ = ["UNMEASURED", "accelerometer", "compass", "depth", "diag3", "gyroscope", "inclinometer", "velocimeter"]
+__all__ = ["accelerometer", "compass", "depth", "gyroscope", "inclinometer", "velocimeter"]

@@ -35,7 +35,6 @@ DRAG_COEFFICIENT = 1.0
 # Linear part of the drag (Fossen's linear + quadratic damping): slow drifts die out instead of
 # coasting for minutes, as skin friction and added mass make them do in real water.
 LINEAR_SPEED = 0.1  # m/s or rad/s
-ATMOSPHERE = 101325.0  # Pa, standard air pressure at sea level (over every water surface)
 
 
 @dataclass(frozen=True)
@@ -215,5 +214,5 @@ class Water:
         return None if volume is None else float(volume.depth(tuple(point)))
 
 
-__all__ = ["ATMOSPHERE", "FluidBody", "FluidElement", "Water", "element_forces", "rigid_drag", "robot_elements",
+__all__ = ["FluidBody", "FluidElement", "Water", "element_forces", "rigid_drag", "robot_elements",
            "total_volume", "water_column_at"]

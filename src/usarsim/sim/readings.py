@@ -327,18 +327,30 @@ class PointCloudReading(Reading):
     kind: ClassVar[str] = "RangeScanner3D"
 
 
+# Pa, standard air pressure at sea level: what lies on every water surface
+ATMOSPHERE = 101325.0
+
+
 @dataclass(frozen=True)
 class DepthReading(Reading):
-    """Depth below the water surface (m, positive down) and the water pressure there: ``pressure`` the
-    gauge pressure, ``absolute_pressure`` with the atmosphere above the water added (Pa). ``variance``
-    is the depth's (m^2), ``pressure_variance`` the pressures' ((rho g)^2 times it, Pa^2)."""
+    """Depth below the water surface (m, positive down, ``variance`` m^2) and the gauge pressure there
+    (Pa): ``pressure_per_metre`` (rho g of the water, 0 out of it) times the depth."""
 
     depth: float
     pressure: float
     variance: float
-    absolute_pressure: float
-    pressure_variance: float
+    pressure_per_metre: float = 0.0
     kind: ClassVar[str] = "Depth"
+
+    @property
+    def absolute_pressure(self) -> float:
+        """The gauge pressure plus the atmosphere over the water (Pa)."""
+        return ATMOSPHERE + self.pressure
+
+    @property
+    def pressure_variance(self) -> float:
+        """The pressure's variance (Pa^2): the depth's, scaled by (rho g)^2."""
+        return self.variance * self.pressure_per_metre ** 2
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ def twist_to_nautic(linear: float, climb: float, angular: float, spec: DriveSpec
     stern plane rad +rise): the propeller spun for the advance speed v, the rudder as the bicycle model's
     steer with the fin lever as wheelbase, the stern plane at the climb angle atan(vz / v); each clamped."""
     if spec.propeller_pitch <= 0:
-        raise ValueError("no propeller pitch")
+        raise ValueError("the robot has no propeller pitch (drive.propeller_pitch) to turn a speed into a spin")
     propeller = clamp(propeller_spin(linear, spec.propeller_pitch), spec.max_propeller)
     rudder = bicycle_steer(linear, angular, spec.fin_lever, spec.max_rudder)
     stern = clamp(math.atan(climb / linear), spec.max_stern_plane) if abs(linear) > 1e-6 else 0.0

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from usarsim.sim.fluid import ATMOSPHERE
 from usarsim.sim.readings import DepthReading
 from usarsim.sim.sensors.base import CommonParams, Sensor
 from usarsim.sim.sensors.registry import register
@@ -32,6 +31,5 @@ class DepthGauge(Sensor):
         weight = volume.density * abs(self.env.gravity) if volume is not None else 0.0  # rho g, Pa per m
         measured = depth + prm.sigma * float(self.rng.standard_normal()) if depth > 0 else 0.0
         pressure = weight * measured
-        return DepthReading(depth=measured, pressure=pressure, variance=prm.sigma ** 2,
-                            absolute_pressure=ATMOSPHERE + pressure, pressure_variance=(weight * prm.sigma) ** 2,
+        return DepthReading(depth=measured, pressure=pressure, variance=prm.sigma ** 2, pressure_per_metre=weight,
                             **self.header(now))

@@ -1,0 +1,31 @@
+"""Covariance arrays of ROS messages (row-major), and the conventions for what a sensor does not measure."""
+from __future__ import annotations
+
+import array
+from typing import Iterable
+
+# Variance reported for a dimension a sensor does not measure (e.g. z, roll, pitch of 2-D odometry).
+UNMEASURED = 1e6
+# REP-145: a sensor_msgs/Imu part that is not measured has -1 in the first element of its covariance.
+ABSENT = (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def diag3(value: float) -> array.array:
+    """3x3 covariance with ``value`` on the diagonal."""
+    return array.array("d", [value, 0.0, 0.0, 0.0, value, 0.0, 0.0, 0.0, value])
+
+
+def diag6(values: Iterable[float]) -> array.array:
+    """6x6 covariance with ``values`` on the diagonal."""
+    cov = [0.0] * 36
+    for i, v in enumerate(values):
+        cov[i * 7] = float(v)
+    return array.array("d", cov)
+
+
+def absent() -> array.array:
+    """A covariance marking its Imu part as not measured (REP-145)."""
+    return array.array("d", ABSENT)
+
+
+__all__ = ["ABSENT", "UNMEASURED", "absent", "diag3", "diag6"]
