@@ -42,7 +42,7 @@ from usarsim.sim.drives import DRIVES, SkidSteerDrive
 from usarsim.sim.water import WaterSpec as WaterVolume
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.raycast import beam_count, threads_for
-from usarsim.sim.robot import spawn_height
+from usarsim.sim.robot import solve_touching_contacts_only, spawn_height
 from usarsim.sim.sensors import registry
 from usarsim.sim.sensors.range import cone_directions
 from usarsim.sim.sensors.ray_grid import grid_directions
@@ -202,6 +202,7 @@ def run_simulator(world: "str | WorldSpec", specs: list[RobotSpec], ticks: int) 
 def raw_motors(client: int, body: int, joints: dict[str, int], spec: RobotSpec) -> None:
     """The motor and contact settings the simulator gives a robot, and ``drive_command``'s motion."""
     d = spec.drive
+    solve_touching_contacts_only(client, body)
     for name in motor_joints(spec):
         p.changeDynamics(body, joints[name], lateralFriction=spec.body.wheel_friction,
                          spinningFriction=spec.body.spinning_friction, rollingFriction=0.0, physicsClientId=client)

@@ -77,12 +77,10 @@ def _load_egl(client: int) -> bool:
     return plugin >= 0
 
 
-# Constraint-solver iterations per step. PyBullet's default of 50 costs 40 % more per step
-# with several robots and changes nothing measurable in their motion at 200 Hz.
+# Constraint-solver iterations per step. PyBullet's default of 50 costs 40 % more per step with
+# several robots; what 20 loses in resting friction the brakes and friction anchors make up for
+# (docs/architecture.md, "Contact friction and the drives").
 SOLVER_ITERATIONS = 20
-# Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
-# cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
-# are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
 HOLD_PARKED_TICKS = 200  # ticks between putting parked bodies back in place (they fall meanwhile)
 # Ticks between checks for robots that fell out of the world: 10 m of free fall take 1.4 s, so
 # a check every 0.1 s (at 200 Hz) removes them just as promptly as one every tick.
@@ -92,6 +90,9 @@ FALL_CHECK_TICKS = 20
 MAX_WORLD_MARGIN = 1000.0
 MAX_WORLD_DEPTH = 100.0
 MAX_WORLD_HEIGHT = 1000.0
+# Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
+# cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
+# are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
 URDF_FLAGS = p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS | p.URDF_USE_IMPLICIT_CYLINDER
 
 

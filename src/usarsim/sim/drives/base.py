@@ -227,7 +227,8 @@ class YawRateLoop:
         rate += (measured - rate) * dt / (self.TAU + dt)
         self.rate = rate
         error = target - rate
-        if abs(error) <= self.SETTLING * abs(target) + 0.02:  # not while spinning up: that would overshoot
+        # not while spinning up (that would overshoot), but past the target it must pull back
+        if abs(error) <= self.SETTLING * abs(target) + 0.02 or error * target < 0.0:
             self.integral = clamp(self.integral + error * dt, self._integral_bound)  # no wind-up against a wall
         return clamp(self.gain * (self.KP * error + self.KI * self.integral), self.limit)
 
