@@ -13,6 +13,7 @@ from usarsim.sim.calibration import TURN_SURFACE_SPEED, turn_in_place
 from usarsim.sim.catalogue import available_robots, load_robot
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.drives import twist_to_wheel_speeds
+from usarsim.sim.drives.base import YawRateLoop
 from usarsim.sim.raycast import beam_count
 from usarsim.sim.readings import OdometryReading
 from usarsim.sim.sensors import registry
@@ -68,6 +69,17 @@ def test_a_parked_robot_stays_parked_on_the_flat_and_on_a_15_degree_ramp(parked,
 def test_turn_rate_in_place_does_not_depend_on_heading(cls):
     turn = turn_in_place(cls)
     assert turn.spread < 1.05, (cls, [round(r, 3) for r in turn.sector_rates])
+
+
+def test_the_yaw_loop_integrates_past_its_target_but_not_while_spinning_up():
+    loop = YawRateLoop(load_robot("Kurt3D").drive)
+    loop.correction(0.4, 0.1, 0.005)  # spinning up, far below the target: proportional only
+    assert loop.integral == 0.0
+    loop.reset()
+    for _ in range(100):  # a jolt left it turning at 0.65 for a 0.4 target: the integral pulls back
+        loop.correction(0.4, 0.65, 0.005)
+    assert loop.integral < -0.1
+    assert loop.correction(0.4, 0.65, 0.005) < loop.gain * loop.KP * (0.4 - 0.65)
 
 
 @pytest.mark.parametrize("cls", ["P2AT", "ATRVJr", "Kenaf"])

@@ -37,9 +37,11 @@ def test_accelerometer_and_gyroscope_are_imu_parts():
 
 
 def test_inclinometer_compass_velocimeter_depth():
-    incl = _messages(rd.InclinometerReading(sensor="I", frame="i_link", roll=0.1, pitch=0.0, variance=0.0, **H))
+    incl = _messages(rd.InclinometerReading(sensor="I", frame="i_link", roll=0.1, pitch=0.0, variance=0.01, **H))
     q = incl["/car/inclinometer/I"].orientation
     assert 2 * math.atan2(q.x, q.w) == pytest.approx(0.1)
+    # roll and pitch measured, yaw not (REP-145 keeps the part: it has an orientation)
+    assert list(incl["/car/inclinometer/I"].orientation_covariance) == [0.01, 0, 0, 0, 0.01, 0, 0, 0, 1e6]
     compass = _messages(rd.CompassReading(sensor="C", frame="c_link", heading=1.0, magnetic_field=(2e-5, 0.0, -4e-5),
                                           heading_variance=0.0, field_variance=0.0, **H))
     assert isinstance(compass["/car/compass/C/field"], MagneticField)

@@ -35,7 +35,7 @@ from visualization_msgs.msg import Marker
 from usarsim import rotations
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, JointFrame, robot_joints
 from usarsim.ros import motion_sensors
-from usarsim.ros.covariance import UNMEASURED, diag3, diag6
+from usarsim.ros.covariance import UNMEASURED, diag3, diagonal
 from usarsim.ros.markers import rfid_marker, trace_marker, victim_marker
 from usarsim.ros.stamps import set_header, stamp
 from usarsim.sim import readings as rd
@@ -189,11 +189,11 @@ def odometry(r: rd.OdometryReading, names: RobotNames) -> Odometry:
     msg.pose.pose.position.z = float(names.base_height)
     msg.pose.pose.orientation = _quat(rotations.yaw_quaternion(r.theta))
     vx, vy, vth = r.pose_variance
-    msg.pose.covariance = diag6((vx, vy, UNMEASURED, UNMEASURED, UNMEASURED, vth))
+    msg.pose.covariance = diagonal((vx, vy, UNMEASURED, UNMEASURED, UNMEASURED, vth))
     msg.twist.twist.linear.x = float(r.linear_velocity)
     msg.twist.twist.angular.z = float(r.angular_velocity)
     tv, tw = r.twist_variance
-    msg.twist.covariance = diag6((tv, UNMEASURED, UNMEASURED, UNMEASURED, UNMEASURED, tw))
+    msg.twist.covariance = diagonal((tv, UNMEASURED, UNMEASURED, UNMEASURED, UNMEASURED, tw))
     return msg
 
 
@@ -263,11 +263,11 @@ def ins_odometry(r: rd.InsReading, names: RobotNames) -> Odometry:
     """The INS pose estimate as nav_msgs/Odometry in the world frame (twist: body rates only)."""
     msg = _world_odometry(r.time, names, r.position, rotations.quaternion_from_euler(r.rpy))
     pv, ov = float(r.position_variance), float(r.orientation_variance)
-    msg.pose.covariance = diag6((pv, pv, pv, ov, ov, ov))
+    msg.pose.covariance = diagonal((pv, pv, pv, ov, ov, ov))
     a = msg.twist.twist.angular
     a.x, a.y, a.z = (float(v) for v in r.angular_velocity)
     wv = float(r.angular_velocity_variance)
-    msg.twist.covariance = diag6((UNMEASURED, UNMEASURED, UNMEASURED, wv, wv, wv))
+    msg.twist.covariance = diagonal((UNMEASURED, UNMEASURED, UNMEASURED, wv, wv, wv))
     return msg
 
 

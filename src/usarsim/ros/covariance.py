@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import array
-from typing import Iterable
+from typing import Sequence
 
 # Variance reported for a dimension a sensor does not measure (e.g. z, roll, pitch of 2-D odometry).
 UNMEASURED = 1e6
@@ -10,17 +10,18 @@ UNMEASURED = 1e6
 ABSENT = (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-def diag3(value: float) -> array.array:
-    """3x3 covariance with ``value`` on the diagonal."""
-    return array.array("d", [value, 0.0, 0.0, 0.0, value, 0.0, 0.0, 0.0, value])
-
-
-def diag6(values: Iterable[float]) -> array.array:
-    """6x6 covariance with ``values`` on the diagonal."""
-    cov = [0.0] * 36
+def diagonal(values: Sequence[float]) -> array.array:
+    """n x n covariance with ``values`` (n of them) on the diagonal."""
+    n = len(values)
+    cov = [0.0] * (n * n)
     for i, v in enumerate(values):
-        cov[i * 7] = float(v)
+        cov[i * (n + 1)] = float(v)
     return array.array("d", cov)
+
+
+def diag3(value: float) -> array.array:
+    """3x3 covariance with the same ``value`` on each axis."""
+    return diagonal((value, value, value))
 
 
 def absent() -> array.array:
@@ -28,4 +29,4 @@ def absent() -> array.array:
     return array.array("d", ABSENT)
 
 
-__all__ = ["ABSENT", "UNMEASURED", "absent", "diag3", "diag6"]
+__all__ = ["ABSENT", "UNMEASURED", "absent", "diag3", "diagonal"]

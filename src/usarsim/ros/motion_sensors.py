@@ -8,7 +8,6 @@ carrying only what they measure.
 """
 from __future__ import annotations
 
-import array
 from typing import TYPE_CHECKING, Any
 
 from geometry_msgs.msg import TwistStamped
@@ -16,7 +15,7 @@ from sensor_msgs.msg import FluidPressure, Imu, MagneticField
 from std_msgs.msg import Float32
 
 from usarsim import rotations
-from usarsim.ros.covariance import UNMEASURED, absent, diag3
+from usarsim.ros.covariance import UNMEASURED, absent, diag3, diagonal
 from usarsim.ros.stamps import set_header
 from usarsim.sim import readings as rd
 
@@ -56,7 +55,7 @@ def inclinometer(r: rd.InclinometerReading, names: "RobotNames") -> Pairs:
     msg = _imu(r, names)
     x, y, z, w = rotations.quaternion_from_euler((r.roll, r.pitch, 0.0))
     msg.orientation.x, msg.orientation.y, msg.orientation.z, msg.orientation.w = x, y, z, w
-    msg.orientation_covariance = array.array("d", [r.variance, 0, 0, 0, r.variance, 0, 0, 0, UNMEASURED])
+    msg.orientation_covariance = diagonal((r.variance, r.variance, UNMEASURED))
     return [(names.topic(f"inclinometer/{r.sensor}"), msg)]
 
 

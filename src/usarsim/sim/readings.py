@@ -339,7 +339,7 @@ class DepthReading(Reading):
     depth: float
     pressure: float
     variance: float
-    pressure_per_metre: float = 0.0
+    pressure_per_metre: float
     kind: ClassVar[str] = "Depth"
 
     @property
