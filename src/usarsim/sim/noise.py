@@ -24,10 +24,12 @@ def sensor_rng(seed: int, robot: str, sensor: str) -> np.random.Generator:
 
 def relative_uniform(values: Values, noise: float, rng: np.random.Generator) -> Values:
     """USARSim ``Noise``: v + U(-noise, +noise) * v."""
-    if noise <= 0.0:
+    if noise <= 0.0 or isinstance(rng, NoNoise):  # NoNoise: the interval's midpoint, no change
         return values
     if isinstance(values, float):  # one range (sonar, IR): the same draw and arithmetic without arrays
-        return float(values + float(rng.uniform(-noise, noise)) * values)
+        # Generator.uniform(low, high) is low + (high - low) * random(), bit for bit, and random()
+        # costs a fifth of it for one value (a P2AT's sonar batch draws sixteen)
+        return values + (-noise + 2.0 * noise * rng.random()) * values
     arr = np.asarray(values, dtype=float)
     result = arr + rng.uniform(-noise, noise, size=arr.shape) * arr
     return float(result) if np.ndim(values) == 0 else result  # type: ignore[return-value]

@@ -37,28 +37,34 @@ def cast_rays(client: int, origin: np.ndarray, directions: np.ndarray, max_range
     limits = np.asarray(max_range, dtype=float) if np.ndim(max_range) else np.full(len(directions), float(max_range))
     starts = origins + directions * RAY_START_OFFSET
     ends = origins + directions * limits[:, None]
+    if not ignore:  # the common case: one pass, no book-keeping of rays still travelling
+        bodies, hits = _first_hits(client, starts, ends, RAY_START_OFFSET, limits)
+        return np.where(bodies >= 0, hits, np.inf)
     distances = np.full(len(directions), np.inf)
     pending = np.arange(len(directions))
     travelled = np.full(len(directions), RAY_START_OFFSET)
     for _ in range(4):  # at most a few transparent panes in a row
-        results = ray_test(client, starts[pending], ends[pending])
-        bodies = np.fromiter(map(_HIT_BODY, results), dtype=np.int64, count=len(results))
-        fractions = np.fromiter(map(_HIT_FRACTION, results), dtype=float, count=len(results))
-        hits = travelled[pending] + fractions * (limits[pending] - travelled[pending])
-        solid = bodies >= 0
-        if ignore:
-            through = np.isin(bodies, list(ignore))
-            solid &= ~through
-            passed = pending[through]
-            travelled[passed] = hits[through] + 0.005
-            starts[passed] = origins[passed] + directions[passed] * travelled[passed][:, None]
+        bodies, hits = _first_hits(client, starts[pending], ends[pending], travelled[pending], limits[pending])
+        through = np.isin(bodies, list(ignore))
+        solid = (bodies >= 0) & ~through
+        passed = pending[through]
+        travelled[passed] = hits[through] + 0.005
+        starts[passed] = origins[passed] + directions[passed] * travelled[passed][:, None]
         distances[pending[solid]] = hits[solid]
-        if not ignore:
-            break
         pending = passed[travelled[passed] < limits[passed]]
         if not len(pending):
             break
     return distances
+
+
+def _first_hits(client: int, starts: np.ndarray, ends: np.ndarray, travelled: float | np.ndarray,
+                limits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(body hit or -1, distance of the hit from the ray's origin) of rays cast from ``starts``, which
+    lie ``travelled`` along them, to ``ends`` at ``limits``; a miss has the limit as its distance."""
+    results = ray_test(client, starts, ends)
+    bodies = np.fromiter(map(_HIT_BODY, results), dtype=np.int64, count=len(results))
+    fractions = np.fromiter(map(_HIT_FRACTION, results), dtype=float, count=len(results))
+    return bodies, travelled + fractions * (limits - travelled)
 
 
 @dataclass
@@ -156,7 +162,8 @@ class Ranger(Sensor):
     def read(self, now: float) -> RangeReading:
         prm: RangerParams = self.params  # type: ignore[assignment]
         origin, directions = self._rays()
-        return self._reading(now, cast_rays(self.env.client, origin, directions, prm.max_range, self._ignore()))
+        distances = cast_rays(self.env.client, origin, directions, prm.max_range, self._ignore())
+        return self._reading(now, float(distances.min()))
 
     @classmethod
     def sample_batch(cls, sensors: Sequence[Sensor], now: float) -> list[Reading]:
@@ -171,11 +178,9 @@ class Ranger(Sensor):
             origins, directions = _batch_rays(group)
             limits = np.concatenate([r._limits for r in group])
             distances = cast_rays(group[0].env.client, origins, directions, limits, ignore)
-            start = 0
-            for ranger in group:
-                count = len(ranger._local)
-                out.append(ranger._reading(now, distances[start:start + count]))
-                start += count
+            firsts = np.cumsum([0] + [len(r._local) for r in group[:-1]])  # each ranger's first ray
+            nearest = np.minimum.reduceat(distances, firsts).tolist()
+            out.extend(ranger._reading(now, d) for ranger, d in zip(group, nearest))
         return out
 
     def on_spawned(self, now: float) -> None:
@@ -184,10 +189,10 @@ class Ranger(Sensor):
         mount = self.robot.chassis_mount(self.spec.mount)
         self._chassis = None if mount is None else (np.tile(mount[0], (len(self._local), 1)), self._local @ mount[1].T)
 
-    def _reading(self, now: float, distances: np.ndarray) -> RangeReading:
-        """The nearest hit of the cone, with noise and output curve."""
+    def _reading(self, now: float, nearest: float) -> RangeReading:
+        """The reading of the cone's nearest hit (inf for none), with noise and output curve."""
         prm: RangerParams = self.params  # type: ignore[assignment]
-        value = min(float(distances.min()), prm.max_range)
+        value = min(nearest, prm.max_range)
         value = noise.relative_uniform(value, prm.noise, self.rng)
         value = float(self._curve(min(max(value, 0.0), prm.max_range)))
         return RangeReading(**self.header(now), range=value, range_min=prm.min_range, range_max=prm.max_range,
