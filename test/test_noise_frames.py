@@ -29,6 +29,13 @@ def test_zero_noise_is_identity():
     assert noise.gaussian(2.5, 0.0, 0.0, rng) == 2.5
 
 
+def test_noise_switched_off_leaves_values_as_they_are():
+    off = noise.NoNoise(np.random.default_rng(0))
+    assert noise.relative_uniform(2.5, 0.05, off) == 2.5
+    assert noise.relative_uniform(math.inf, 0.05, off) == math.inf
+    assert noise.relative_uniform(np.array([1.0, 4.0]), 0.05, off).tolist() == [1.0, 4.0]
+
+
 def test_output_curve_interpolates_and_zeroes_outside_domain():
     curve = noise.OutputCurve(((0.0, 0.0), (5.0, 10.0)))
     assert curve(2.5) == pytest.approx(5.0)
@@ -53,8 +60,9 @@ def test_output_curve_of_one_value_equals_the_array_form_exactly(points):
 
 def test_relative_noise_of_one_value_draws_what_the_array_form_draws():
     one, many = np.random.default_rng(5), np.random.default_rng(5)
-    singles = [noise.relative_uniform(v, 0.05, one) for v in (1.0, 2.5, 4.75)]
-    assert singles == [float(noise.relative_uniform(np.array(v), 0.05, many)) for v in (1.0, 2.5, 4.75)]
+    values = np.random.default_rng(9).uniform(0.0, 20.0, 2000).tolist() + [0.0, 1.0, 2.5, 4.75]
+    singles = [noise.relative_uniform(v, 0.05, one) for v in values]
+    assert singles == [float(noise.relative_uniform(np.array(v), 0.05, many)) for v in values]  # bit for bit
     assert all(type(v) is float for v in singles)
 
 

@@ -70,3 +70,27 @@ def test_sonars_fixed_to_the_chassis_are_placed_at_once_where_their_mounts_are()
     expected_directions = np.concatenate([d for _, d in one_by_one])
     np.testing.assert_allclose(origins, expected_origins, atol=1e-12)
     np.testing.assert_allclose(directions, expected_directions, atol=1e-12)
+
+
+def _box(client: int, centre: tuple[float, float, float], half: tuple[float, float, float]) -> None:
+    shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client)
+    p.createMultiBody(0.0, shape, basePosition=centre, physicsClientId=client)
+
+
+def test_a_batch_of_one_sonar_and_single_ray_irs_reads_what_each_reads_alone():
+    # Without glass the Kurt2D's sonar (a 17-ray cone) and its seven IRs (one ray each) share one batch,
+    # so each sensor's nearest hit is taken from rays of uneven counts.
+    with Simulator("empty", seed=2, noise=False) as sim:
+        robot = sim.spawn("Kurt2D", "K1")
+        x, y, _ = robot.base.position.tolist()
+        _box(sim.client, (x + 0.55, y, 0.2), (0.05, 1.0, 0.3))  # ahead
+        _box(sim.client, (x, y + 0.40, 0.2), (1.0, 0.05, 0.3))  # left
+        _box(sim.client, (x - 0.70, y, 0.2), (0.05, 1.0, 0.3))  # behind
+        sim.step(1)
+        rangers = [s for s in robot.sensors if isinstance(s, Ranger)]
+        assert sorted(s.type_name for s in rangers) == ["IR"] * 7 + ["Sonar"]
+        assert len({s._ignore() for s in rangers}) == 1  # one batch
+        alone = [s.read(sim.time).range for s in rangers]
+        batched = [r.range for r in Ranger.sample_batch(rangers, sim.time)]
+    assert batched == alone
+    assert len(set(alone)) >= 3  # the walls are at different distances, so a shifted ray would show
