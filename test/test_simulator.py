@@ -1,12 +1,13 @@
 """Integration: the real simulator with the shipped worlds and the P2AT (lockstep)."""
 import math
+import sys
 
 import pytest
 
 from usarsim.config_loading import ConfigError
 from usarsim.sim.commands import CommandError, JointTargets, SensorCommand, WheelDrive
 from usarsim.sim.readings import GpsReading, GroundTruthReading, OdometryReading, RangeScan, RobotState
-from usarsim.sim.simulator import Simulator
+from usarsim.sim.simulator import FRONT_DOOR_SWITCH_INTERVAL, Simulator
 
 def latest(readings, cls, sensor=None):
     found = [r for r in readings if isinstance(r, cls) and (sensor is None or r.sensor == sensor)]
@@ -168,6 +169,19 @@ def test_realtime_pacing_tracks_wall_clock():
         elapsed = time.monotonic() - start
     # realtime pacing never runs ahead of the wall clock
     assert 0.0 < sim.time <= elapsed + 0.02
+
+
+@pytest.mark.parametrize("before, after", [(0.005, FRONT_DOOR_SWITCH_INTERVAL), (0.0002, 0.0002)])
+def test_a_running_loop_lets_other_threads_in_at_least_every_millisecond(before, after):
+    saved = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(before)
+        with Simulator("empty", pacing="fast") as sim:
+            sim.start()
+            sim.stop()
+        assert sys.getswitchinterval() == pytest.approx(after, rel=0.01)  # lowered to 1 ms, never raised
+    finally:
+        sys.setswitchinterval(saved)
 
 
 def test_manual_sensor_reads_once_per_scan_request_even_between_scheduled_readings():

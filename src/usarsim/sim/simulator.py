@@ -13,6 +13,7 @@ import logging
 import importlib.util
 import math
 import os
+import sys
 import threading
 import time
 from concurrent.futures import Future
@@ -93,6 +94,12 @@ MAX_WORLD_HEIGHT = 1000.0
 # Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
 # cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
 # are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
+# The physics thread shares the interpreter lock with the front doors' threads (the protocol's
+# event loop, ROS executors). A thread waiting for the lock gets it only once the holder has run a
+# whole switch interval, 5 ms by default, and a command needs several hand-overs from reading its
+# line to sending its reply: under fast pacing a client's commands crawled. 1 ms keeps them prompt;
+# the hand-overs cost nothing measurable in the benches (docs/architecture.md, "Pacing").
+FRONT_DOOR_SWITCH_INTERVAL = 0.001
 URDF_FLAGS = p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS | p.URDF_USE_IMPLICIT_CYLINDER
 
 
@@ -466,6 +473,7 @@ class Simulator:
         """Run the loop in a background thread; under lockstep pacing it runs in real time until paused."""
         if self._thread is not None:
             return
+        sys.setswitchinterval(min(sys.getswitchinterval(), FRONT_DOOR_SWITCH_INTERVAL))
         self._running.set()
         self._thread = threading.Thread(target=self._loop, name="usarsim-physics", daemon=True)
         self._thread.start()
