@@ -91,15 +91,15 @@ FALL_CHECK_TICKS = 20
 MAX_WORLD_MARGIN = 1000.0
 MAX_WORLD_DEPTH = 100.0
 MAX_WORLD_HEIGHT = 1000.0
-# Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
-# cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
-# are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
 # The physics thread shares the interpreter lock with the front doors' threads (the protocol's
 # event loop, ROS executors). A thread waiting for the lock gets it only once the holder has run a
 # whole switch interval, 5 ms by default, and a command needs several hand-overs from reading its
 # line to sending its reply: under fast pacing a client's commands crawled. 1 ms keeps them prompt;
 # the hand-overs cost nothing measurable in the benches (docs/architecture.md, "Pacing").
 FRONT_DOOR_SWITCH_INTERVAL = 0.001
+# Robots load with their URDF inertias, fixed links merged (fewer bodies to integrate) and
+# cylinders as exact implicit shapes: round wheels and rollers roll smoothly, and contacts
+# are far cheaper than against the faceted hulls PyBullet makes of them otherwise.
 URDF_FLAGS = p.URDF_USE_INERTIA_FROM_FILE | p.URDF_MERGE_FIXED_LINKS | p.URDF_USE_IMPLICIT_CYLINDER
 
 
