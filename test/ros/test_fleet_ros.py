@@ -48,7 +48,7 @@ def test_inclinometer_compass_velocimeter_depth():
     assert compass["/car/compass/C/heading"].data == pytest.approx(1.0)
     vel = _messages(rd.VelocimeterReading(sensor="V", frame="v_link", linear_velocity=(2.0, 0.0, 0.0), variance=0.0, **H))
     assert isinstance(vel["/car/velocimeter/V"], TwistStamped) and vel["/car/velocimeter/V"].twist.linear.x == 2.0
-    depth = _messages(rd.DepthReading(sensor="D", frame="d_link", depth=3.0, pressure=29430.0, variance=0.01,
+    depth = _messages(rd.DepthReading(sensor="D", frame="d_link", depth=3.0, variance=0.01,
                                       pressure_per_metre=9810.0, **H))
     assert isinstance(depth["/car/depth/D/pressure"], FluidPressure)
     assert depth["/car/depth/D/pressure"].fluid_pressure == pytest.approx(101325.0 + 29430.0)

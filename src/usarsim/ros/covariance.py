@@ -6,8 +6,6 @@ from typing import Sequence
 
 # Variance reported for a dimension a sensor does not measure (e.g. z, roll, pitch of 2-D odometry).
 UNMEASURED = 1e6
-# REP-145: a sensor_msgs/Imu part that is not measured has -1 in the first element of its covariance.
-ABSENT = (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def diagonal(values: Sequence[float]) -> array.array:
@@ -25,8 +23,8 @@ def diag3(value: float) -> array.array:
 
 
 def absent() -> array.array:
-    """A covariance marking its Imu part as not measured (REP-145)."""
-    return array.array("d", ABSENT)
+    """A covariance marking its Imu part as not measured (REP-145: -1 in its first element)."""
+    return array.array("d", (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
 
 
-__all__ = ["ABSENT", "UNMEASURED", "absent", "diag3", "diagonal"]
+__all__ = ["UNMEASURED", "absent", "diag3", "diagonal"]

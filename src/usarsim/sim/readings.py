@@ -337,10 +337,14 @@ class DepthReading(Reading):
     (Pa): ``pressure_per_metre`` (rho g of the water, 0 out of it) times the depth."""
 
     depth: float
-    pressure: float
     variance: float
     pressure_per_metre: float
     kind: ClassVar[str] = "Depth"
+
+    @property
+    def pressure(self) -> float:
+        """The gauge pressure at the measured depth (Pa)."""
+        return self.pressure_per_metre * self.depth
 
     @property
     def absolute_pressure(self) -> float:

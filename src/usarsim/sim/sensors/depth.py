@@ -30,6 +30,4 @@ class DepthGauge(Sensor):
         depth = max(0.0, water.depth(position) or 0.0)
         weight = volume.density * abs(self.env.gravity) if volume is not None else 0.0  # rho g, Pa per m
         measured = depth + prm.sigma * float(self.rng.standard_normal()) if depth > 0 else 0.0
-        pressure = weight * measured
-        return DepthReading(depth=measured, pressure=pressure, variance=prm.sigma ** 2, pressure_per_metre=weight,
-                            **self.header(now))
+        return DepthReading(depth=measured, variance=prm.sigma ** 2, pressure_per_metre=weight, **self.header(now))
