@@ -6,14 +6,13 @@ import time
 from typing import Callable, Iterator
 
 from usarsim.protocol import grammar as g
-
-TIMEOUT = 10.0  # wall seconds for any single expectation, unless the client is given another
+from patience import PATIENCE
 
 
 class Client:
     """Line client on 127.0.0.1 with bounded waits; every line must end in CR LF."""
 
-    def __init__(self, port: int, timeout: float = TIMEOUT) -> None:
+    def __init__(self, port: int, timeout: float = PATIENCE) -> None:
         self.timeout = timeout
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.buf = b""
@@ -73,7 +72,7 @@ class Client:
         self.sock.close()
 
 
-def wait_removed(sim, name: str, timeout: float = TIMEOUT) -> None:
+def wait_removed(sim, name: str, timeout: float = PATIENCE) -> None:
     """Wait until a closed client's robot ``name`` is gone (the server removes it asynchronously),
     so a next test may spawn at the same place or with the same name."""
     deadline = time.monotonic() + timeout

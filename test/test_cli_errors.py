@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from ros_domains import fresh_domain_id
+from patience import PATIENCE
 
 USARSIM = [sys.executable, "-m", "usarsim.cli"]
 
 
-def run(*args, timeout=120):
+def run(*args, timeout=PATIENCE):
     return subprocess.run([*USARSIM, *args], capture_output=True, text=True, timeout=timeout)
 
 
@@ -66,7 +67,7 @@ def test_run_into_a_closed_pipe():
     assert proc.stdout.readline().startswith("{")  # like `usarsim run ... | head -1`
     proc.stdout.close()
     stderr = proc.stderr.read()
-    assert proc.wait(timeout=120) == 141
+    assert proc.wait(timeout=PATIENCE) == 141
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1] == "usarsim: output closed by its reader (broken pipe); stopped"
 
@@ -78,7 +79,7 @@ def test_ros_parameter_of_the_wrong_type():
     node = str(Path(sys.executable).parent / "usarsim_node")
     env = dict(os.environ, ROS_DOMAIN_ID=str(fresh_domain_id()), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
     done = subprocess.run([node, "--ros-args", "-p", "world:=empty", "-p", "physics_rate:=100"],
-                          capture_output=True, text=True, timeout=120, env=env)
+                          capture_output=True, text=True, timeout=PATIENCE, env=env)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == (

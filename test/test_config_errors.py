@@ -15,6 +15,7 @@ from usarsim.cli import main
 from usarsim.config_loading import ConfigError, load_dataclass
 from usarsim.sim.catalogue import RobotSpec, robots_dir
 from usarsim.sim.world import load_world
+from patience import PATIENCE
 
 WORLD = """\
 name: test
@@ -171,7 +172,7 @@ def test_run_output_keeps_whole_lines_when_stopped(tmp_path, sig, code):
     while time.monotonic() < deadline and not (out.exists() and out.stat().st_size > 2000):
         time.sleep(0.05)
     os.kill(proc.pid, sig)
-    assert proc.wait(timeout=60) == code
+    assert proc.wait(timeout=PATIENCE) == code
     data = out.read_bytes()
     assert data.endswith(b"\n") and len(data) > 2000  # line-buffered: only whole lines reach the file
     import json

@@ -7,6 +7,7 @@ import pytest
 from usarsim.console import MessageFilter
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.simulator import Simulator
+from patience import PATIENCE
 
 LASER = "SEN {Time 1.00} {Type RangeScanner} {Name Scanner} {Range 1,2,3}"
 SONAR = "SEN {Type Sonar} {Name F1 Range 1.0}"
@@ -47,7 +48,7 @@ def server():
 
 def console(server, text, *options):
     return subprocess.run([sys.executable, "-m", "usarsim.cli", "console", "127.0.0.1", str(server.port),
-                           "--wait", "2", *options], input=text, capture_output=True, text=True, timeout=120)
+                           "--wait", "2", *options], input=text, capture_output=True, text=True, timeout=PATIENCE)
 
 
 def test_console_sends_lines_and_prints_replies_without_the_stream(server):
@@ -78,7 +79,7 @@ def test_console_names_a_server_that_is_not_there():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound, not listening: refused
         done = subprocess.run([sys.executable, "-m", "usarsim.cli", "console", "127.0.0.1", str(port)],
-                              input="", capture_output=True, text=True, timeout=60)
+                              input="", capture_output=True, text=True, timeout=PATIENCE)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith(f"usarsim console: cannot connect to 127.0.0.1:{port}")
     assert "Traceback" not in done.stderr

@@ -24,6 +24,7 @@ from usarsim.sim.catalogue import load_robot
 from usarsim.sim.commands import (AckermannDrive, CommandError, JointTargets, OmniDrive, ReachPose, WheelDrive)
 from usarsim.sim.drives.omni import twist_to_wheels
 from usarsim.sim.simulator import Simulator
+from patience import PATIENCE
 
 
 def heading(sim, name):
@@ -104,7 +105,7 @@ def test_unknown_joint_names_the_joints():
         future = sim.submit(JointTargets("P", {"NoSuchJoint": 1.0}))
         sim.step()
         with pytest.raises(CommandError, match="left_front_wheel_joint"):
-            future.result(timeout=5)
+            future.result(timeout=PATIENCE)
 
 
 def test_protocol_forms_of_lisa_and_qrio():
@@ -132,7 +133,7 @@ def test_mispkg_terminal_pose_over_the_protocol():
     """A pose the arm can reach (forward kinematics of a known configuration) is reached within 1 cm;
     one 5 m away answers RES Failed and moves nothing."""
     with Simulator("empty", pacing="fast", seed=5) as sim, ProtocolServer(sim, port=0, image_port=None) as srv:
-        client = Client(srv.port, timeout=20.0)
+        client = Client(srv.port, timeout=PATIENCE)
         client.init("INIT {ClassName USARBot.TeleMax} {Name T} {Location 0,0,0}")
         robot = sim.robot("T")
         group = robot.joint_groups["TeleMaxArm"].spec
@@ -169,14 +170,14 @@ def test_solver_refuses_an_unreachable_pose_without_moving():
         before = reach.robot_joint_positions(robot)
         future = sim.submit(ReachPose("T", "TeleMaxArm", (4.0, 0.0, 1.0)))
         sim.step()
-        result = future.result(timeout=5)
+        result = future.result(timeout=PATIENCE)
         assert not result.ok and dict(result.fields)["Error"] > 1.0
         after = reach.robot_joint_positions(robot)
         assert max(abs(after[k] - before[k]) for k in before) < 1e-3
         future = sim.submit(ReachPose("T", "NoArm", (0.5, 0.0, 0.5)))
         sim.step()
         with pytest.raises(CommandError, match="no joint group"):
-            future.result(timeout=5)
+            future.result(timeout=PATIENCE)
 
 
 def test_every_vehicle_type_has_its_drive():

@@ -15,8 +15,8 @@ from usarsim.protocol.image_wire import HEADER, RECT, Encoding, decode_frame
 from usarsim.protocol.multiview import MultiViewConfig, fit
 from usarsim.sim.readings import CameraImage
 from usarsim.sim.simulator import Simulator
+from patience import PATIENCE
 
-WAIT = 20.0  # s a test waits for a frame that must come
 
 
 class Rendered:
@@ -48,7 +48,7 @@ class Rendered:
             return [Image.frombytes("RGB", (320, 240), rgb) for rgb, robots in self.by_bytes.items() if robot in robots]
 
 
-def read_frame(sock, timeout=WAIT):
+def read_frame(sock, timeout=PATIENCE):
     sock.settimeout(timeout)
     header = _read_exactly(sock, HEADER.size)
     _, size = HEADER.unpack(header)
@@ -73,7 +73,7 @@ def no_frame_within(sock, seconds=1.0):
     return data == b""  # closed also means no frame
 
 
-def wait_for(condition, seconds=WAIT):
+def wait_for(condition, seconds=PATIENCE):
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
@@ -81,7 +81,7 @@ def wait_for(condition, seconds=WAIT):
 
 
 def connect(server, source="127.0.0.1"):
-    return socket.create_connection(("127.0.0.1", server.port), timeout=WAIT, source_address=(source, 0))
+    return socket.create_connection(("127.0.0.1", server.port), timeout=PATIENCE, source_address=(source, 0))
 
 
 @pytest.fixture()
@@ -213,7 +213,7 @@ def test_multiview_tiles_first_cameras_and_frees_tiles(world):
 
     black = bytes(160 * 120 * 3)
     with connect(server) as sock:
-        deadline = time.monotonic() + WAIT
+        deadline = time.monotonic() + PATIENCE
         while time.monotonic() < deadline:  # until both robots' cameras have rendered into the mosaic
             mosaic = read_frame(sock)[1]
             if tile(mosaic, 0) != black and tile(mosaic, 1) != black:
@@ -224,7 +224,7 @@ def test_multiview_tiles_first_cameras_and_frees_tiles(world):
         assert tile(mosaic, 2) == tile(mosaic, 3) == black
         sim.remove("A")
         sim.spawn("P2AT", "C", start="Start3")  # takes A's free tile
-        deadline = time.monotonic() + WAIT
+        deadline = time.monotonic() + PATIENCE
         while time.monotonic() < deadline:
             sock.sendall(b"OK")
             mosaic = read_frame(sock)[1]
@@ -242,7 +242,7 @@ def test_garbage_drops_only_that_client(world):
         read_frame(bad)
         read_frame(good)
         bad.sendall(b"x" * 5000)
-        bad.settimeout(WAIT)
+        bad.settimeout(PATIENCE)
         try:
             assert bad.recv(65536) == b""
         except ConnectionResetError:
@@ -303,7 +303,7 @@ def test_protocol_set_camera_client_selects_and_releases():
     options = ImageOptions(encoding=Encoding(0))
     try:
         with ProtocolServer(sim, port=0, image_port=0, image_options=options) as srv:
-            control = socket.create_connection(("127.0.0.1", srv.port), timeout=WAIT)
+            control = socket.create_connection(("127.0.0.1", srv.port), timeout=PATIENCE)
             lines = control.makefile("rb")
             assert lines.readline().startswith(b"NFO")
 
@@ -335,7 +335,7 @@ def test_protocol_set_camera_name_means_the_senders_robot():
     sim = Simulator("yellow", pacing="realtime")
     try:
         with ProtocolServer(sim, port=0, image_port=0) as srv:
-            control = socket.create_connection(("127.0.0.1", srv.port), timeout=WAIT)
+            control = socket.create_connection(("127.0.0.1", srv.port), timeout=PATIENCE)
             lines = control.makefile("rb")
 
             def send(text, word="RES"):
@@ -373,7 +373,7 @@ def test_a_client_that_asks_for_nothing_is_closed_after_the_idle_time(world):
     sim, _, serve = world
     server = serve(legacy=False, idle_timeout=0.5)
     with connect(server) as sock:
-        sock.settimeout(WAIT)
+        sock.settimeout(PATIENCE)
         assert sock.recv(1) == b""
     wait_for(lambda: server.client_threads == 0)
 
@@ -394,7 +394,7 @@ def test_example_image_client_saves_the_chosen_camera_as_png(tmp_path):
             example = Path(__file__).resolve().parents[1] / "examples" / "image_client.py"
             done = subprocess.run([sys.executable, str(example), "--port", str(srv.image_port),
                                    "--protocol-port", str(srv.port), "--robot", "R2", "--count", "2",
-                                   "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+                                   "--out", str(tmp_path)], capture_output=True, text=True, timeout=PATIENCE)
             assert done.returncode == 0, done.stderr
             assert "{Status OK}" in done.stdout
             saved = sorted(tmp_path.glob("frame_*.png"))

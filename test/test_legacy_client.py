@@ -18,8 +18,7 @@ from protocol_client import wait_removed
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.catalogue import load_robot
 from usarsim.sim.simulator import Simulator
-
-TIMEOUT = 20.0  # wall seconds for the whole sensor round
+from patience import PATIENCE
 
 
 def partial(line: str, key: str) -> str:
@@ -85,7 +84,7 @@ def parse_geo_robot(line: str) -> dict:
 
 class OldClient:
     def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=PATIENCE)
         self.file = self.sock.makefile("rb")
         self.parsed: dict[str, list] = {}
 
@@ -104,7 +103,7 @@ class OldClient:
             self.parsed.setdefault(sensor_type, []).append(values)
         return line
 
-    def until(self, pred, limit: float = TIMEOUT) -> str:
+    def until(self, pred, limit: float = PATIENCE) -> str:
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline:
             line = self.read()
@@ -140,7 +139,7 @@ def test_old_positional_client_runs_a_full_exchange(server, class_name, location
         client.until(lambda l: l.startswith("STA"))
         client.send("DRIVE {Left 1.0} {Right 1.0}")
         wanted = _sensor_types(class_name)
-        client.until(lambda l: wanted <= set(client.parsed), TIMEOUT)
+        client.until(lambda l: wanted <= set(client.parsed), PATIENCE)
         client.send("GETGEO {Type Robot}")
         geo = parse_geo_robot(client.until(lambda l: l.startswith("GEO")))
         assert geo["Name"] == f"Old{class_name}" and geo["WheelRadius"] > 0

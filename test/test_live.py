@@ -18,9 +18,9 @@ from usarsim.config_loading import ConfigError
 from usarsim.live.options import live_attach
 from usarsim.live.view import TOPICS, LiveView
 from usarsim.sim.simulator import Simulator
+from patience import PATIENCE
 
 SUBPROTOCOL = "foxglove.sdk.v1"
-TIMEOUT = 10.0
 
 
 class FoxgloveClient:
@@ -32,10 +32,10 @@ class FoxgloveClient:
         self.subscriptions: dict[int, str] = {}
 
     def read_advertisements(self, count: int) -> dict[str, dict]:
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + PATIENCE
         while len(self.channels) < count:
             assert time.monotonic() < deadline, f"only {len(self.channels)} channels announced"
-            frame = self.ws.recv(timeout=TIMEOUT)
+            frame = self.ws.recv(timeout=PATIENCE)
             if isinstance(frame, str):
                 message = json.loads(frame)
                 if message["op"] == "advertise":
@@ -61,7 +61,7 @@ class FoxgloveClient:
 
 @contextlib.contextmanager
 def foxglove_client(port: int) -> Iterator[FoxgloveClient]:
-    with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT) as ws:
+    with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=PATIENCE) as ws:
         yield FoxgloveClient(ws)
 
 
@@ -138,7 +138,7 @@ def test_serve_live_streams_the_served_world(tmp_path) -> None:
             assert b"arena" in got[1]
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=PATIENCE)
     assert proc.returncode == 0
 
 

@@ -6,6 +6,7 @@ import textwrap
 import pybullet as p
 
 from usarsim.sim.mesh_files import mesh_file, mesh_visual, obj_text
+from patience import PATIENCE
 
 QUAD = [(-1.0, -1.0, 0.0), (1.0, -1.0, 0.0), (1.0, 1.0, 0.0), (-1.0, 1.0, 0.0)]
 TRIANGLES = [0, 1, 2, 0, 2, 3]
@@ -43,6 +44,6 @@ def test_a_textured_arena_renders_with_the_egl_renderer():
                 camera = next(s for s in sim.spawn("P2AT", "R1").sensors if s.type_name == "Camera")
                 print("rendered", len(camera.render()))
         """)
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=PATIENCE)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "rendered 230400" in run.stdout or "no EGL" in run.stdout

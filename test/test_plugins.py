@@ -6,6 +6,7 @@ import threading
 import pytest
 
 from usarsim.sim.plugins import Registry
+from patience import PATIENCE
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def test_concurrent_first_lookups_all_find_the_family(slow_package):
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=10)
+        thread.join(timeout=PATIENCE)
     assert not errors and found == ["Widget"] * 8
 
 

@@ -19,15 +19,14 @@ from usarsim.protocol import messages as pm
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim import readings as rd
 from usarsim.sim.simulator import Simulator
-
-TIMEOUT = 20.0
+from patience import PATIENCE
 
 
 class Reader(Client):
     """Reads protocol messages with a wall-clock bound."""
 
     def __init__(self, port: int) -> None:
-        super().__init__(port, timeout=TIMEOUT)
+        super().__init__(port, timeout=PATIENCE)
 
     def send(self, line: str) -> None:
         super().send(line + "\r\n")

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from protocol_client import TIMEOUT, Client, wait_removed
+from patience import PATIENCE
+from protocol_client import Client, wait_removed
 from usarsim.protocol import grammar as g
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.simulator import Simulator
@@ -49,7 +50,7 @@ def test_init_start_streams_sta_and_sensors(server, client):
     assert "Alpha" in server.sim.robots
     seen: dict[str, g.Message] = {}
     wanted = {"STA", "MISSTA", "RangeScanner", "Odometry", "INS", "GPS", "Sonar"}
-    deadline = time.monotonic() + TIMEOUT
+    deadline = time.monotonic() + PATIENCE
     while not wanted <= set(seen) and time.monotonic() < deadline:
         msg = g.parse_message(client.line())
         key = msg.get("Type") if msg.type == "SEN" else msg.type
@@ -84,7 +85,7 @@ def test_drive_forward_moves_robot(server, client):
     x0 = sim.ground_truth("Driver").position[0]
     t0 = sim.time
     client.send("DRIVE {Left 4} {Right 4}\r\n")
-    deadline = time.monotonic() + TIMEOUT
+    deadline = time.monotonic() + PATIENCE
     while sim.time < t0 + 2.0 and time.monotonic() < deadline:
         time.sleep(0.05)
     x1 = sim.ground_truth("Driver").position[0]
@@ -254,7 +255,7 @@ def test_slow_client_does_not_block(server):
         slow.init("INIT {ClassName USARBot.P2AT} {Location 8,-4.2,1.8}")
         fast.init("INIT {ClassName USARBot.P2AT} {Location 10,-4.2,1.8}")
         t0 = server.sim.time
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + PATIENCE
         while server.sim.time < t0 + 8.0 and time.monotonic() < deadline:  # slow reads nothing
             fast.line()
         assert server.sim.time >= t0 + 8.0
@@ -349,7 +350,7 @@ def test_init_failures_are_clear_and_trace_is_accepted(server, client):
     client.init("INIT {ClassName USARBot.P2AT} {Name Tracer} {Location 4.5,1.9,1.8}")
     client.send("TRACE {On true} {Interval 0.2} {Color Green}\r\n")
     client.send("DRIVE {Left 2} {Right 2}\r\n")
-    deadline = time.monotonic() + TIMEOUT
+    deadline = time.monotonic() + PATIENCE
     while len(server.sim.robots["Tracer"].trace.points) < 3:
         assert time.monotonic() < deadline, "no trace points"
         time.sleep(0.05)

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from test_protocol_server import TIMEOUT, Client
+from patience import PATIENCE
+from test_protocol_server import Client
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.commands import WheelDrive
 from usarsim.sim.simulator import Simulator
@@ -81,7 +82,7 @@ def test_connect_init_disconnect_cycles_keep_threads_bounded(server_factory):
             client = Client(server.port)
             client.init(f"INIT {{ClassName USARBot.P2AT}} {{Location {i % 5},2,0}}")
             client.close()
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + PATIENCE
         while (server.connections or server.sim.robots) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert server.connections == 0 and not server.sim.robots
@@ -163,7 +164,7 @@ def test_lockstep_stalled_client_does_not_freeze_the_world(server_factory):
         stalled.send("INIT {ClassName USARBot.P2AT} {Location 4,-2,0}\r\n")  # and never reads again
         live.init("INIT {ClassName USARBot.P2AT} {Location 6,-2,0}")
         t0 = server.sim.time
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + PATIENCE
         while server.sim.time < t0 + 20.0 and time.monotonic() < deadline:
             live.line()
         assert server.sim.time >= t0 + 20.0  # far more than the stalled client's buffers hold

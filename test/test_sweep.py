@@ -19,6 +19,7 @@ from usarsim.cli import main
 from usarsim.config_loading import ConfigError
 from usarsim.scale.results import COLUMNS, TIMING_COLUMNS
 from usarsim.scale.sweep import SweepOptions, run_sweep
+from patience import PATIENCE
 from usarsim.scale.sweep_file import load_sweep
 
 GRID = """\
@@ -125,7 +126,7 @@ def test_sweep_killed_midway_resumes_without_redoing_finished_trials(reference, 
             time.sleep(0.05)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its worker, as a kill -9 or a lost machine would
-        proc.wait(timeout=30)
+        proc.wait(timeout=PATIENCE)
     finished = {p.parent.name for p in trials.glob("*/summary.json")}
     assert finished == {"empty__P2AT__seed0"}
     before = (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns

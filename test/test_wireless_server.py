@@ -15,8 +15,8 @@ from usarsim.sim.simulator import Simulator
 from usarsim.sim.wireless import path_loss_dbm
 from usarsim.sim.world import CommSpec
 from wireless_scene import scene, wall
+from patience import PATIENCE
 
-TIMEOUT = 10.0
 # A cut-off that one wall and a few metres break, so robots can drive out of range in seconds.
 COMM = CommSpec(cutoff=-58.0, update_rate=10.0)
 
@@ -26,9 +26,9 @@ class Radio:
 
     def __init__(self, wss: WirelessServer, name: str) -> None:
         self.name = name
-        self.control = socket.create_connection(("127.0.0.1", wss.port), timeout=TIMEOUT)
+        self.control = socket.create_connection(("127.0.0.1", wss.port), timeout=PATIENCE)
         self.listener = socket.create_server(("127.0.0.1", 0))
-        self.listener.settimeout(TIMEOUT)
+        self.listener.settimeout(PATIENCE)
         self.port = self.listener.getsockname()[1]
         self._buf = b""
         self.joined = False
@@ -55,7 +55,7 @@ class Radio:
     def link(self) -> socket.socket:
         """The link connection the WSS opened to this robot."""
         conn, _ = self.listener.accept()
-        conn.settimeout(TIMEOUT)
+        conn.settimeout(PATIENCE)
         return conn
 
     def close(self) -> None:
@@ -84,7 +84,7 @@ def receive(sock: socket.socket, size: int) -> bytes:
 
 def closed(sock: socket.socket) -> bool:
     """True once the WSS closed this link connection (bounded wait)."""
-    sock.settimeout(TIMEOUT)
+    sock.settimeout(PATIENCE)
     try:
         while sock.recv(4096):
             pass
@@ -203,7 +203,7 @@ def test_garbage_on_the_port_gets_a_fail_and_disturbs_nothing(world):
     _, wss, radios = world
     a, b = radios["A"], radios["B"]
     link_a, link_b = open_link(a, b)
-    junk = socket.create_connection(("127.0.0.1", wss.port), timeout=TIMEOUT)
+    junk = socket.create_connection(("127.0.0.1", wss.port), timeout=PATIENCE)
     junk.sendall(b"\x00\xff\xfe binary;" + b"x" * 5000 + b";\r\n;;  ;HELLO;")
     replies = b""
     while replies.count(b";") < 3:
@@ -230,7 +230,7 @@ def test_a_slow_receiver_loses_messages_but_blocks_nobody(world):
             a_link.sendall(chunk)
             c_link.sendall(frame_send(b"ping"))
             assert receive(d_link, 4) == b"ping"
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + PATIENCE
         while wss.stats.dropped_full == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert wss.stats.dropped_full > 0
@@ -247,18 +247,18 @@ def test_comstation_over_the_text_protocol_relays_for_the_wss(world):
     protocol = ProtocolServer(sim, port=0, image_port=None, run_simulator=False)
     protocol.start()
     try:
-        station = socket.create_connection(("127.0.0.1", protocol.port), timeout=TIMEOUT)
+        station = socket.create_connection(("127.0.0.1", protocol.port), timeout=PATIENCE)
         reader = station.makefile("rb")
         reader.readline()  # NFO
         station.sendall(b"INIT {ClassName USARBot.ComStation} {Name Relay} {Location 3.05,-4,-2.5}\r\n")
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + PATIENCE
         while "Relay" not in sim.wireless.stations and time.monotonic() < deadline:
             time.sleep(0.01)
         station.sendall(b"GETGEO {Type ComStation}\r\nGETCONF {Type ComStation}\r\nDRIVE {Left 1} {Right 1}\r\n")
         assert reader.readline() == b"GEO {Type ComStation} {Name Relay} {Location 3.0500,-4.0000,-2.5000}\r\n"
         assert reader.readline().startswith(b"CONF {Type ComStation} {Name Relay} {ePdo -49.6700} {eDo 2.0000}")
         assert reader.readline().startswith(b"ERR {Command DRIVE}")
-        twin = socket.create_connection(("127.0.0.1", protocol.port), timeout=TIMEOUT)
+        twin = socket.create_connection(("127.0.0.1", protocol.port), timeout=PATIENCE)
         twin_reader = twin.makefile("rb")
         twin_reader.readline()  # NFO
         twin.sendall(b"INIT {ClassName USARBot.ComStation} {Name Relay} {Location 0,0,0}\r\n")
@@ -279,7 +279,7 @@ def test_comstation_over_the_text_protocol_relays_for_the_wss(world):
         assert receive(link_b, 7) == b"relayed"
         reader.close()
         station.close()  # the station leaves with its connection; the link goes with it
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + PATIENCE
         while "Relay" in sim.wireless.stations and time.monotonic() < deadline:
             time.sleep(0.01)
         assert "Relay" not in sim.wireless.stations

@@ -13,9 +13,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Iterable
+from patience import PATIENCE
 
 ROBOTS = ("P2AT", "Kenaf", "AirRobot")
-TIMEOUT = 20.0  # s any single connect or INIT may take
 END_MARKER = b"FuzzEndMarker"  # GETCONF of this type is answered with an ERR naming it: everything before was read
 
 
@@ -57,7 +57,7 @@ class _Reader(threading.Thread):
 
 
 def _connect(port: int) -> tuple[socket.socket, _Reader]:
-    sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    sock = socket.create_connection(("127.0.0.1", port), timeout=PATIENCE)
     sock.settimeout(None)
     reader = _Reader(sock)
     reader.start()
@@ -67,8 +67,8 @@ def _connect(port: int) -> tuple[socket.socket, _Reader]:
 def _spawned(port: int, robot: str, location: str) -> tuple[socket.socket, _Reader]:
     sock, reader = _connect(port)
     sock.sendall(f"INIT {{ClassName USARBot.{robot}}} {{Location {location}}}\r\n".encode())
-    if not reader.saw_sta.wait(TIMEOUT):
-        raise RuntimeError(f"INIT of a {robot} got no STA within {TIMEOUT} s")
+    if not reader.saw_sta.wait(PATIENCE):
+        raise RuntimeError(f"INIT of a {robot} got no STA within {PATIENCE} s")
     return sock, reader
 
 
@@ -113,12 +113,12 @@ def fuzz(port: int, lines: Iterable[bytes], locations: list[str]) -> FuzzResult:
         for sock, _reader in owners:  # wait until the server has handled every line sent
             sock.sendall(b"GETCONF {Type " + END_MARKER + b"}\r\n")
         for i, (_, reader) in enumerate(owners):
-            if not reader.saw_end.wait(TIMEOUT):
+            if not reader.saw_end.wait(PATIENCE):
                 result.dropped_connections.append(f"owner {i}: its last lines were never answered")
     finally:
         for sock, reader in [*owners, spawner, (witness, witness_reader)]:
             sock.close()
-            reader.join(TIMEOUT)
+            reader.join(PATIENCE)
             result.replies += reader.lines
     times = witness_reader.periodic_at
     result.witness_lines = len(times)

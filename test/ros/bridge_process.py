@@ -16,8 +16,8 @@ from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_domains import fresh_domain_id
+from patience import PATIENCE
 
-WAIT = 90.0  # s of wall time a start-up or a motion may take (the node runs at most real time; the machine may be slow)
 
 
 def qos_for(msg_type: type, depth: int) -> QoSProfile:
@@ -83,7 +83,7 @@ class BridgeProcess:
         with self.lock:
             return list(self.received[key])
 
-    def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = PATIENCE) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if predicate():
@@ -92,7 +92,7 @@ class BridgeProcess:
             time.sleep(0.05)
         return False
 
-    def call(self, srv_type: type, name: str, request: Any = None, timeout: float = 30.0) -> Any:
+    def call(self, srv_type: type, name: str, request: Any = None, timeout: float = PATIENCE) -> Any:
         """Call a service once it is available; the response (fails the test on timeout)."""
         client = self.node.create_client(srv_type, name)
         try:
@@ -103,7 +103,7 @@ class BridgeProcess:
         finally:
             self.node.destroy_client(client)
 
-    def run_action(self, action_type: type, name: str, goal: Any, timeout: float = 60.0) -> tuple[Any, list[Any]]:
+    def run_action(self, action_type: type, name: str, goal: Any, timeout: float = PATIENCE) -> tuple[Any, list[Any]]:
         """Send a goal and wait for its result: (result, feedback messages)."""
         client = ActionClient(self.node, action_type, name)
         feedback: list[Any] = []
@@ -127,13 +127,13 @@ class BridgeProcess:
 def shut_down(graph: Any) -> None:
     """Stop a test's client (``executor``, ``thread``, ``node``, ``ctx``) and then the bridge process (``proc``)."""
     graph.executor.shutdown()
-    graph.thread.join(timeout=10)
+    graph.thread.join(timeout=PATIENCE)
     graph.node.destroy_node()
     rclpy.shutdown(context=graph.ctx)
     if graph.proc.poll() is None:
         graph.proc.send_signal(signal.SIGINT)
         try:
-            graph.proc.wait(timeout=15)
+            graph.proc.wait(timeout=PATIENCE)
         except subprocess.TimeoutExpired:
             graph.proc.kill()
             graph.proc.wait()

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from patience import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ("launch", "config", "urdf", "worlds")
@@ -35,7 +36,7 @@ def test_colcon_build_installs_share_and_executables(tmp_path: Path) -> None:
         [str(colcon), "--log-base", str(tmp_path / "log"), "build", "--base-paths", str(src),
          "--build-base", str(tmp_path / "build"), "--install-base", str(tmp_path / "install"),
          "--packages-select", "usarsim", "--event-handlers", "console_direct-"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=PATIENCE)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
     prefix = tmp_path / "install" / "usarsim"
@@ -58,7 +59,7 @@ def test_colcon_build_installs_share_and_executables(tmp_path: Path) -> None:
     ament = os.pathsep.join(filter(None, [str(prefix), os.environ.get("AMENT_PREFIX_PATH")]))
     run_env = dict(os.environ, PYTHONPATH=str(site[0]), AMENT_PREFIX_PATH=ament)
     listed = subprocess.run([str(prefix / "lib" / "usarsim" / "usarsim"), "worlds"], env=run_env,
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=PATIENCE)
     assert listed.returncode == 0, listed.stderr[-2000:]
     assert "yellow" in listed.stdout
     # colcon's environment hooks: sourcing the workspace puts the package on AMENT_PREFIX_PATH

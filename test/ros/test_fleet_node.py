@@ -23,7 +23,8 @@ from sensor_msgs.msg import CameraInfo, CompressedImage, FluidPressure, Image, I
 from std_msgs.msg import Float32  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
-from bridge_process import WAIT, BridgeProcess, qos_for  # noqa: E402
+from bridge_process import BridgeProcess, qos_for  # noqa: E402
+from patience import PATIENCE  # noqa: E402
 from usarsim import rotations  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
 from usarsim.sim.sensors.compass import magnetic_heading  # noqa: E402
@@ -49,7 +50,7 @@ def bridge(tmp_path_factory):
     try:
         for name in ROBOTS:
             b.listen(Odometry, f"/{name}/ground_truth", _qos(Odometry))
-        assert b.wait_for(lambda: all(b.messages(f"/{n}/ground_truth") for n in ROBOTS), WAIT), b.log_tail()
+        assert b.wait_for(lambda: all(b.messages(f"/{n}/ground_truth") for n in ROBOTS), PATIENCE), b.log_tail()
         yield b
     finally:
         b.close()
@@ -84,7 +85,7 @@ def drive(bridge, robot, linear, angular, until, stop=True):
             pub.publish(twist)
             return until(start, truth(bridge, robot))
 
-        reached = bridge.wait_for(step, WAIT)
+        reached = bridge.wait_for(step, PATIENCE)
         return reached, start, truth(bridge, robot)
     finally:
         if stop:
@@ -100,7 +101,7 @@ def test_submarine_propeller_stern_plane_rudder_and_depth(bridge):
     ok, start, end = drive(bridge, "sub", (1.0, 0.0, 0.0), (0.0, 0.0, 0.3),
                            lambda s, n: rotations.wrap_pi(n[3] - s[3]) > 0.2)
     assert ok, f"submarine did not turn left: {start} -> {end}"
-    assert bridge.wait_for(lambda: bridge.messages(depth_key) and bridge.messages(pressure_key), WAIT)
+    assert bridge.wait_for(lambda: bridge.messages(depth_key) and bridge.messages(pressure_key), PATIENCE)
     # the pressure and the ground truth at one sim time: the depth below the surface in sea water
     hull = next(link for link in SUB.body.links if link.name == "hull")  # the gauge sits on the hull's centre
     truths = {_secs(m.header.stamp): _gauge_height(m.pose.pose, hull.xyz) for m in bridge.messages("/sub/ground_truth")}
@@ -151,7 +152,7 @@ def test_qrio_arm_follows_joint_trajectory(bridge):
         position = dict(zip(latest[-1].name, latest[-1].position)).get("LeftShoulderPitch")
         return position is not None and abs(position - 0.6) < 0.05
 
-    assert bridge.wait_for(at_target, WAIT), bridge.log_tail()
+    assert bridge.wait_for(at_target, PATIENCE), bridge.log_tail()
 
 
 def test_motion_sensor_topics_publish_their_types(bridge):
@@ -159,7 +160,7 @@ def test_motion_sensor_topics_publish_their_types(bridge):
               "/car/accelerometer/Accel": Imu, "/car/gyroscope/Gyro": Imu, "/car/velocimeter/Velocimeter": TwistStamped,
               "/car/inclinometer/Inclinometer": Imu, "/qrio/accelerometer/Accel": Imu, "/lisa/gyroscope/Gyro": Imu}
     keys = {topic: bridge.listen_once(t, topic, _qos(t), key=f"types{topic}") for topic, t in topics.items()}
-    assert bridge.wait_for(lambda: all(bridge.messages(k) for k in keys.values()), WAIT), \
+    assert bridge.wait_for(lambda: all(bridge.messages(k) for k in keys.values()), PATIENCE), \
         [t for t, k in keys.items() if not bridge.messages(k)]
     names = dict(bridge.node.get_topic_names_and_types())
     for topic, msg_type in topics.items():
@@ -182,7 +183,7 @@ def test_omnidirectional_camera_publishes_images_and_its_lens(bridge):
     raw = bridge.listen_once(Image, f"{base}/image_raw", _qos(Image))
     jpeg = bridge.listen_once(CompressedImage, f"{base}/image_raw/compressed", _qos(CompressedImage))
     info = bridge.listen_once(CameraInfo, f"{base}/camera_info", _qos(CameraInfo))
-    assert bridge.wait_for(lambda: bridge.messages(raw) and bridge.messages(jpeg) and bridge.messages(info), WAIT), \
+    assert bridge.wait_for(lambda: bridge.messages(raw) and bridge.messages(jpeg) and bridge.messages(info), PATIENCE), \
         bridge.log_tail()
     image, lens = bridge.messages(raw)[-1], bridge.messages(info)[-1]
     assert (image.width, image.height, image.encoding) == (320, 320, "rgb8")

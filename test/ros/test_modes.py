@@ -12,6 +12,7 @@ from sensor_msgs.msg import CameraInfo, LaserScan  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from bridge_process import BridgeProcess  # noqa: E402
+from patience import PATIENCE  # noqa: E402
 
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
@@ -33,7 +34,7 @@ def test_reliable_and_best_effort_subscribers_both_receive(single):
     lossy = single.listen(LaserScan, "/bot/scan", BEST_EFFORT, key="best_effort")
     # the first test of the module also waits out the bridge's start-up (the full-size arena)
     assert single.wait_for(lambda: len(single.messages(reliable)) >= 3 and len(single.messages(lossy)) >= 3,
-                           timeout=90.0), single.log_tail()
+                           timeout=PATIENCE), single.log_tail()
     info = single.node.get_publishers_info_by_topic("/bot/scan")
     assert [i.qos_profile.reliability for i in info] == [ReliabilityPolicy.RELIABLE]
 

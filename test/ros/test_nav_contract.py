@@ -18,6 +18,7 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 from bridge_process import BridgeProcess  # noqa: E402
 from test_nav_files import SHARE, load_map  # noqa: E402
 from usarsim.sim.world import load_world  # noqa: E402
+from patience import PATIENCE  # noqa: E402
 
 ROBOT = "scout"
 INFLATION_M = 0.35  # robot radius: cells closer than this to an obstacle are not planned through
@@ -160,7 +161,7 @@ def test_goal_reached_by_a_controller_following_the_shipped_map(nav_bridge):
         cmd_vel.publish(msg)
         return False
 
-    assert nav_bridge.wait_for(drive, timeout=120), f"stuck near {tf.pose2d('map', 'base_link')}, path {path}"
+    assert nav_bridge.wait_for(drive, timeout=PATIENCE), f"stuck near {tf.pose2d('map', 'base_link')}, path {path}"
     from simulation_interfaces import srv
 
     truth = nav_bridge.call(srv.GetEntityState, "/get_entity_state", srv.GetEntityState.Request(entity=ROBOT))

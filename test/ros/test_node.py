@@ -31,6 +31,7 @@ from ros_domains import fresh_domain_id  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
 from usarsim.ros.node import PARAMETERS  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
+from patience import PATIENCE  # noqa: E402
 
 DOMAIN_ID = fresh_domain_id()  # the module's graph
 ROBOT = "p2at"
@@ -133,7 +134,7 @@ def graph(tmp_path_factory):
     try:
         # the camera renders once our subscriber is seen; GPS (1 Hz) is the slowest stream
         ok = g.wait_for(lambda: len(g.snapshot(NAMES.topic("camera/image_raw"))) >= 2
-                        and len(g.snapshot(NAMES.topic("gps/fix"))) >= 2, timeout=30)
+                        and len(g.snapshot(NAMES.topic("gps/fix"))) >= 2, timeout=PATIENCE)
         assert ok, open(g.log_file.name).read()[-3000:]
         with g.lock:  # measure rates on a steady stream, not on discovery (/tf_static came once: keep it)
             for topic in list(g.messages):
@@ -255,11 +256,11 @@ def test_cmd_vel_moves_odom_and_ground_truth_forward_then_times_out(graph):
         (ox, _), (gx, _) = _poses(graph)
         return ox - ox0 > 0.4 and gx - gx0 > 0.4
 
-    assert graph.wait_for(drove_half_a_metre, timeout=60), open(graph.log_file.name).read()[-3000:]
+    assert graph.wait_for(drove_half_a_metre, timeout=PATIENCE), open(graph.log_file.name).read()[-3000:]
     last_command = _secs(graph.latest("/clock").clock)  # the node got the last command at this sim time or later
     (_, oy1), (_, gy1) = _poses(graph)
     assert abs(oy1 - oy0) < 0.1 and abs(gy1 - gy0) < 0.1  # Start1 faces world +x (north)
-    assert graph.wait_for(lambda: _still(graph), timeout=60)
+    assert graph.wait_for(lambda: _still(graph), timeout=PATIENCE)
     stopped = next(_secs(m.header.stamp) for m in graph.snapshot(NAMES.topic("ground_truth"))
                    if _secs(m.header.stamp) > last_command and abs(m.twist.twist.linear.x) < 0.05)
     assert stopped - last_command < 1.0  # cmd_vel_timeout 0.5 s of sim time, then the brakes
@@ -271,11 +272,11 @@ def test_cmd_vel_moves_odom_and_ground_truth_forward_then_times_out(graph):
         graph.cmd_vel.publish(turn)
         return graph.latest(NAMES.topic("odom")).pose.pose.orientation.z > yaw0 + 0.05
 
-    assert graph.wait_for(turned_left, timeout=60)
+    assert graph.wait_for(turned_left, timeout=PATIENCE)
 
 
 def test_malformed_commands_are_logged_and_ignored(graph):
-    assert graph.wait_for(lambda: _still(graph), timeout=60)  # any earlier motion has timed out
+    assert graph.wait_for(lambda: _still(graph), timeout=PATIENCE)  # any earlier motion has timed out
     (_, _), (gx0, gy0) = _poses(graph)
     bad = Twist()
     bad.linear.x = float("nan")
@@ -289,7 +290,7 @@ def test_malformed_commands_are_logged_and_ignored(graph):
         text = "\n".join(graph.warnings())
         return "NaN" in text and "no_such_joint" in text and "CameraPanTilt" in text
 
-    assert graph.wait_for(logged, timeout=5), graph.warnings()
+    assert graph.wait_for(logged, timeout=PATIENCE), graph.warnings()
     text = "\n".join(graph.warnings())
     assert "cmd_vel" in text and "NaN" in text
     assert "no_such_joint" in text and "CameraPanTilt" in text
@@ -298,7 +299,7 @@ def test_malformed_commands_are_logged_and_ignored(graph):
     assert math.hypot(gx1 - gx0, gy1 - gy0) < 0.03
     assert graph.proc.poll() is None  # still running
     n = len(graph.snapshot(NAMES.topic("scan")))
-    assert graph.wait_for(lambda: len(graph.snapshot(NAMES.topic("scan"))) > n + 1, timeout=30)
+    assert graph.wait_for(lambda: len(graph.snapshot(NAMES.topic("scan"))) > n + 1, timeout=PATIENCE)
 
 
 def test_joint_group_command_moves_the_camera_tilt(graph):
@@ -308,7 +309,7 @@ def test_joint_group_command_moves_the_camera_tilt(graph):
         js = graph.latest(NAMES.topic("joint_states"))
         return dict(zip(js.name, js.position)).get("camera_tilt_joint", 0.0)
 
-    assert graph.wait_for(lambda: tilt() > 0.25, timeout=6), tilt()
+    assert graph.wait_for(lambda: tilt() > 0.25, timeout=PATIENCE), tilt()
 
 
 def test_camera_fov_topic_zooms_and_camera_info_follows(graph):
@@ -317,17 +318,17 @@ def test_camera_fov_topic_zooms_and_camera_info_follows(graph):
         return 2 * math.atan(info.width / 2 / info.k[0])
 
     graph.camera_fov.publish(Float64(data=0.5))
-    assert graph.wait_for(lambda: abs(fov() - 0.5) < 1e-3, timeout=6), fov()
+    assert graph.wait_for(lambda: abs(fov() - 0.5) < 1e-3, timeout=PATIENCE), fov()
     graph.camera_fov.publish(Float64(data=float("nan")))
     graph.camera_fov.publish(Float64(data=-1.0))  # refused by the camera itself
-    assert graph.wait_for(lambda: sum("fov" in w for w in graph.warnings()) >= 2, timeout=5), graph.warnings()
+    assert graph.wait_for(lambda: sum("fov" in w for w in graph.warnings()) >= 2, timeout=PATIENCE), graph.warnings()
     assert abs(fov() - 0.5) < 1e-3
     graph.camera_fov.publish(Float64(data=0.0))  # back to the catalogue's FOV
-    assert graph.wait_for(lambda: abs(fov() - 0.7854) < 1e-3, timeout=6), fov()
+    assert graph.wait_for(lambda: abs(fov() - 0.7854) < 1e-3, timeout=PATIENCE), fov()
 
 
 # --- in-process, lockstep: several robots, prefixes, map -> odom, protocol guard --------------------------------
-def _spin_until(executor, predicate, timeout=5.0):
+def _spin_until(executor, predicate, timeout=PATIENCE):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not predicate():
         executor.spin_once(timeout_sec=0.05)

@@ -15,6 +15,7 @@ rosbag2 = pytest.importorskip("rosbags.rosbag2")
 
 from usarsim.bagfile import is_complete, repair  # noqa: E402
 from usarsim.record import RecordOptions, record  # noqa: E402
+from patience import PATIENCE  # noqa: E402
 
 CHUNK_SECONDS = 1.0
 
@@ -52,7 +53,7 @@ def test_signal_finishes_the_bag(tmp_path, sig, code):
     proc = recorder(out)
     wait_for_data(out, proc)
     proc.send_signal(sig)
-    assert proc.wait(timeout=60) == code
+    assert proc.wait(timeout=PATIENCE) == code
     assert is_complete(out)
     total, clocks = bag_contents(out)
     assert total > 1000 and clocks > 100
@@ -64,7 +65,7 @@ def test_directory_bag_gets_metadata_on_sigterm(tmp_path):
     proc = recorder(out)
     wait_for_data(out / "run.mcap", proc)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 0
+    assert proc.wait(timeout=PATIENCE) == 0
     assert (out / "metadata.yaml").is_file()
     with rosbag2.Reader(out) as reader:  # the directory form is read through metadata.yaml
         assert reader.message_count == sum(1 for _ in reader.messages()) > 1000
@@ -75,7 +76,7 @@ def test_sigkill_loses_at_most_the_last_chunk_and_repair_restores_the_rest(tmp_p
     proc = recorder(out)
     wait_for_data(out, proc)
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
+    proc.wait(timeout=PATIENCE)
     assert not is_complete(out)
     with pytest.raises(Exception):  # noqa: B017  cut off: the standard reader fails on it in its own way
         bag_contents(out)

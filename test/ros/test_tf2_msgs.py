@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 from ros_domains import fresh_domain_id
+from patience import PATIENCE
 
 pytest.importorskip("rclpy", reason="ROS 2 (rclpy) not installed")
 
@@ -55,6 +56,6 @@ def test_tfmessage_is_published_and_received():
     # A child process keeps DDS out of the test process and its settings local to this test.
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", ROS_DOMAIN_ID=str(fresh_domain_id()))
     result = subprocess.run([sys.executable, "-c", PUBLISH_AND_RECEIVE], env=env, capture_output=True, text=True,
-                            timeout=60)
+                            timeout=PATIENCE)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["laser", "0.2"]

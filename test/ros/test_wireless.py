@@ -19,8 +19,8 @@ from usarsim.ros.node import UsarsimNode  # noqa: E402
 from usarsim.ros.wireless import DOWN_COLOR, signal_color  # noqa: E402
 from usarsim.sim.simulator import Simulator  # noqa: E402
 from usarsim.sim.world import CommSpec, GpsOrigin, StartPose, StaticItem, WorldSpec  # noqa: E402
+from patience import PATIENCE  # noqa: E402
 
-TIMEOUT = 20.0
 QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 # A wall across x = 3 from y = 2 to y = 10; one wall and a few metres break this cut-off.
 WORLD = WorldSpec(name="walls", description="wireless relay test", gps_origin=GpsOrigin(0.0, 0.0),
@@ -30,7 +30,7 @@ WORLD = WorldSpec(name="walls", description="wireless relay test", gps_origin=Gp
 
 
 def wait_for(condition, what):
-    deadline = time.monotonic() + TIMEOUT
+    deadline = time.monotonic() + PATIENCE
     while not condition():
         if time.monotonic() > deadline:
             raise TimeoutError(what)
