@@ -36,6 +36,7 @@ done
 for tool in cmake c++; do
   command -v "$tool" >/dev/null 2>&1 || { echo "build_ros_interfaces: $tool is required (apt-get install cmake g++)" >&2; exit 1; }
 done
+echo "bootstrap: installing the ROS build tools (ament, rosidl generators) for ${todo[*]}" >&2
 "$PY" -m pip install -q --disable-pip-version-check "${BUILD_WHEELS[@]}"
 
 export PATH="$VENV/bin:$PATH"
@@ -43,8 +44,12 @@ export CMAKE_PREFIX_PATH="$VENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 build=$(mktemp -d "${TMPDIR:-/tmp}/usarsim-interfaces.XXXXXX")
 trap 'rm -rf "$build"' EXIT
+# Measured CPU cost of each build on a 2-core machine (docs/building.md)
+declare -A COST=([tf2_msgs]="20 s" [simulation_interfaces]="5 min" [usarsim_interfaces]="2 min")
+n=0
 for pkg in "${todo[@]}"; do
-  echo "building $pkg into $VENV" >&2
+  n=$((n + 1))
+  echo "bootstrap: building the ROS interface package $pkg ($n of ${#todo[@]}, about ${COST[$pkg]} of CPU, once)" >&2
   cmake -S "ros_interfaces/$pkg" -B "$build/$pkg" -DCMAKE_INSTALL_PREFIX="$VENV" \
     -DPython3_EXECUTABLE="$PY" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release >"$build/$pkg.log" 2>&1 \
     && cmake --build "$build/$pkg" -j "$(nproc)" >>"$build/$pkg.log" 2>&1 \
