@@ -80,9 +80,10 @@ setup(
     extras_require={
         "ros": ROS_RUNTIME,
         "ray": RAY,
+        # pytest-xdist: scripts/test.sh runs the suite on every core
         # websockets and protobuf: the live view's test client and docs/scale.md's snapshot tool
         # mypy, ruff (and PyYAML's stubs): the type check and lint that scripts/test.sh runs first
-        "test": ["pytest", "hypothesis", "websockets", "protobuf", "mypy", "ruff", "types-PyYAML", *RAY, *COLCON],
+        "test": ["pytest", "pytest-xdist", "hypothesis", "websockets", "protobuf", "mypy", "ruff", "types-PyYAML", *RAY, *COLCON],
     },
     zip_safe=True,
     entry_points={

@@ -104,7 +104,7 @@ if [ ! -f "$stamp" ] || [ $missing = 1 ] || [ setup.py -nt "$stamp" ] || [ setup
   read -r -a union <<<"$(printf '%s\n' $have "${extras[@]}" | sort -u | tr '\n' ' ')"
   spec="."
   [ ${#union[@]} -gt 0 ] && spec=".[$(IFS=,; echo "${union[*]}")]"
-  say "installing usarsim ${spec#.} and its dependencies from the package index (PyBullet, NumPy, SciPy, ...)"
+  say "installing usarsim${spec#.} and its dependencies from the package index (PyBullet, NumPy, SciPy, ...)"
   "${PIP[@]}" -e "$spec"
   echo "${union[*]}" >"$stamp"
 fi
