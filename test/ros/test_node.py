@@ -28,6 +28,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E
 
 from bridge_process import qos_for, shut_down  # noqa: E402
 from ros_domains import fresh_domain_id  # noqa: E402
+from usarsim.ros.cmd_vel import offered_type  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
 from usarsim.ros.node import PARAMETERS  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
@@ -119,6 +120,9 @@ class Graph:
                 return False
             time.sleep(0.05)
         return False
+
+    def log(self):
+        return open(self.log_file.name).read()
 
     def warnings(self):
         return [m.msg for m in self.snapshot("/rosout") if m.name == "usarsim" and m.level >= Log.WARN]
@@ -411,3 +415,36 @@ def test_robot_entries_parse():
     for bad in ("", "a:b:c:d", "a::x", "a:P2AT:1,nan"):
         with pytest.raises(ConfigError):
             parse_robot_entry(bad)
+
+
+def test_cmd_vel_follows_a_plain_twist_publisher_and_back(graph):
+    """teleop_twist_keyboard publishes plain Twist: the node, set up for TwistStamped, re-subscribes
+    with the publishers' type, and follows a stamped publisher again once the plain one is gone."""
+    def yaw_rate():
+        return graph.latest(NAMES.topic("ground_truth")).twist.twist.angular.z
+
+    assert graph.wait_for(lambda: _still(graph), timeout=PATIENCE)
+    graph.node.destroy_publisher(graph.cmd_vel.publisher)  # only the teleop-style publisher is left
+    teleop_ctx = rclpy.Context()  # a process of its own, as teleop_twist_keyboard is
+    rclpy.init(context=teleop_ctx, domain_id=DOMAIN_ID)
+    try:
+        teleop = rclpy.create_node("teleop_twist_keyboard", context=teleop_ctx)
+        plain = teleop.create_publisher(Twist, f"/{ROBOT}/cmd_vel", 10)
+        left = Twist()
+        left.angular.z = 0.8
+        assert graph.wait_for(lambda: plain.publish(left) or yaw_rate() > 0.3, timeout=PATIENCE), graph.log()
+        assert "publishers send geometry_msgs/msg/Twist; subscribing with that type" in graph.log()
+    finally:
+        rclpy.shutdown(context=teleop_ctx)
+    assert graph.wait_for(lambda: _still(graph), timeout=PATIENCE)
+    graph.cmd_vel = StampedCmdVel(graph.node.create_publisher(TwistStamped, f"/{ROBOT}/cmd_vel", 10))
+    right = Twist()
+    right.angular.z = -0.8
+    assert graph.wait_for(lambda: graph.cmd_vel.publish(right) or yaw_rate() < -0.3, timeout=PATIENCE), graph.log()
+
+
+def test_cmd_vel_type_offered_by_publishers():
+    assert offered_type({"geometry_msgs/msg/Twist"}) is False
+    assert offered_type({"geometry_msgs/msg/TwistStamped"}) is True
+    assert offered_type({"geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped"}) is None  # both: keep
+    assert offered_type(set()) is None and offered_type({"std_msgs/msg/String"}) is None

@@ -16,6 +16,7 @@ and services run in the executor and only queue commands, so physics stays in on
 from __future__ import annotations
 
 import logging
+import functools
 import math
 import os
 import sys
@@ -30,13 +31,14 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from geometry_msgs.msg import Twist, TwistStamped
+from geometry_msgs.msg import Twist
 from sensor_msgs.msg import CameraInfo, JointState
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Float64, Float64MultiArray, String, UInt32
 
 from usarsim.config_loading import ConfigError
 from usarsim.ros import convert
+from usarsim.ros.cmd_vel import CmdVelSubscription
 from usarsim.ros.commands import group_command, joint_state_command, trajectory_command, twist_to_command
 from usarsim.ros.effecters import group_command_topic
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, robot_description
@@ -127,6 +129,7 @@ class _Bridge:
     sensor_qos: QoSProfile = field(default_factory=lambda: SENSOR_QOS["reliable"])
     services: RobotServices | None = None
     cameras: list[Any] = field(default_factory=list)  # the robot's Camera sensors
+    cmd_vel: CmdVelSubscription | None = None
 
 
 def cmd_vel_stamped(value: Any, distro: str | None = None) -> bool:
@@ -353,12 +356,8 @@ class UsarsimNode(Node):
                 self._publisher(topic, msg_type, bridge.sensor_qos)
             subscribe = bridge.subscriptions.append
             if bridge.accepts and spec.drive.type not in ("none", "legged"):
-                if self._stamped:
-                    subscribe(self.create_subscription(TwistStamped, names.topic("cmd_vel"),
-                                                       lambda msg, b=bridge: self._on_cmd_vel(b, msg.twist), 10))
-                else:
-                    subscribe(self.create_subscription(Twist, names.topic("cmd_vel"),
-                                                       lambda msg, b=bridge: self._on_cmd_vel(b, msg), 10))
+                bridge.cmd_vel = CmdVelSubscription(self, names.topic("cmd_vel"), self._stamped,
+                                                    functools.partial(self._on_cmd_vel, bridge))
             for group in spec.joint_groups:
                 subscribe(self.create_subscription(
                     Float64MultiArray, names.topic(group_command_topic(group.name)),
@@ -386,6 +385,8 @@ class UsarsimNode(Node):
             bridge = self._bridges.pop(name)
             for sub in bridge.subscriptions:
                 self.destroy_subscription(sub)
+            if bridge.cmd_vel is not None:
+                bridge.cmd_vel.destroy()
             if bridge.services is not None:
                 bridge.services.destroy()
 
@@ -495,6 +496,9 @@ class UsarsimNode(Node):
             return
         self._next_subscriber_check = now + SUBSCRIBER_CHECK_PERIOD
         self._refresh_quiet()
+        for bridge in self._bridges.values():
+            if bridge.cmd_vel is not None:
+                bridge.cmd_vel.follow_graph()
         if self._cameras == "auto":
             for bridge in self._bridges.values():
                 for sensor in bridge.cameras:
