@@ -7,7 +7,7 @@ big-endian size, then the data (raw: 2+2 bytes big-endian width and height and
 RGB rows; JPEG: a JPEG file); the client answers ``OK`` for the next one.
 
 Run the simulator and spawn a robot with a camera first (``usarsim serve``, then
-``INIT {ClassName USARBot.P2AT} {Name R1}`` from ``usarsim console``), then:
+``INIT {ClassName USARBot.P2AT} {Name R1} {Start Start1}`` from ``usarsim console``), then:
 
     python3 examples/image_client.py --count 5 --out frames/
     python3 examples/image_client.py --robot R1 --camera Camera   # choose the camera first
