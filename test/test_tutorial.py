@@ -1,5 +1,5 @@
-"""docs/tutorial.md as a newcomer follows it: each command parses and each program runs as written
-against a real server or simulator (the ROS program: test/ros/test_tutorial_ros.py)."""
+"""docs/tutorial.md and docs/python-api.md as a newcomer follows them: each command parses and each
+program runs as written against a real server or simulator (the ROS program: test/ros/test_tutorial_ros.py)."""
 from __future__ import annotations
 
 import subprocess
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from doc_blocks import commands, program
+from doc_blocks import code_blocks, commands, program
 from usarsim.cli import build_parser
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.simulator import Simulator
@@ -60,3 +60,9 @@ def test_the_python_api_controller_runs_and_repeats_itself(tmp_path):
     first = run_program(source, tmp_path).stdout
     assert_drove_and_stopped(first)
     assert run_program(source, tmp_path).stdout == first  # "Run it twice: the lines are the same"
+
+
+@pytest.mark.parametrize("index", range(len(code_blocks("python-api.md", "python"))))
+def test_every_python_api_example_runs(index, tmp_path):
+    done = run_program(code_blocks("python-api.md", "python")[index], tmp_path)
+    assert done.stdout.strip(), "each example prints what it found"
