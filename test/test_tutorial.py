@@ -2,12 +2,13 @@
 program runs as written against a real server or simulator (the ROS program: test/ros/test_tutorial_ros.py)."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 
-from doc_blocks import code_blocks, commands, program
+from doc_blocks import DOCS, code_blocks, commands, program
 from usarsim.cli import build_parser
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.simulator import Simulator
@@ -66,3 +67,36 @@ def test_the_python_api_controller_runs_and_repeats_itself(tmp_path):
 def test_every_python_api_example_runs(index, tmp_path):
     done = run_program(code_blocks("python-api.md", "python")[index], tmp_path)
     assert done.stdout.strip(), "each example prints what it found"
+
+
+NEWCOMER_PAGES = ("tutorial.md", "python-api.md", "troubleshooting.md")
+
+
+def heading_anchors(text: str) -> set[str]:
+    """The anchors a Markdown renderer gives a page's headings: lower case, punctuation dropped, blanks to '-'."""
+    headings = re.findall(r"^#+ (.+)$", re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL),
+                          flags=re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+@pytest.mark.parametrize("page", NEWCOMER_PAGES)
+def test_the_pages_links_name_headings_that_exist(page):
+    text = (DOCS / page).read_text(encoding="utf-8")
+    for target, anchor in re.findall(r"\]\(([\w./-]*\.md|)#([\w-]+)\)", text):
+        linked = (DOCS / target).resolve() if target else DOCS / page
+        assert anchor in heading_anchors(linked.read_text(encoding="utf-8")), f"{page}: {target}#{anchor}"
+
+
+def test_the_readme_links_the_newcomer_pages():
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    for page in NEWCOMER_PAGES:
+        assert f"](docs/{page})" in readme, page
+
+
+def test_the_readme_runs_commands_one_way_and_says_what_replaces_ros2():
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^ *```sh\n(.*?)^ *```", readme, flags=re.MULTILINE | re.DOTALL)
+    lines = [line.strip() for block in blocks for line in block.splitlines()]
+    assert "source .venv/bin/activate" in lines  # explained once, then every command is the bare one
+    assert not [line for line in lines if line.startswith(".venv/bin/")], "activate once, then bare commands"
+    assert "no `ros2` command" in readme and "docs/troubleshooting.md#no-ros2-command" in readme
