@@ -7,7 +7,7 @@ big-endian size, then the data (raw: 2+2 bytes big-endian width and height and
 RGB rows; JPEG: a JPEG file); the client answers ``OK`` for the next one.
 
 Run the simulator and spawn a robot with a camera first (``usarsim serve``, then
-``INIT {ClassName USARBot.P2AT} {Name R1}`` from ``usarsim console``), then:
+``INIT {ClassName USARBot.P2AT} {Name R1} {Start Start1}`` from ``usarsim console``), then:
 
     python3 examples/image_client.py --count 5 --out frames/
     python3 examples/image_client.py --robot R1 --camera Camera   # choose the camera first
@@ -25,7 +25,9 @@ import struct
 import sys
 from pathlib import Path
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
+
+from client_exit import ClientError, connect, run_client
 
 HEADER = struct.Struct(">BI")  # ImageType, ImageSize
 
@@ -52,7 +54,7 @@ def read_frame(sock: socket.socket) -> tuple[int, Image.Image]:
 
 def select_camera(host: str, port: int, robot: str, camera: str | None) -> str:
     """Ask the protocol server to send this machine's image connections that camera; returns its RES line."""
-    with socket.create_connection((host, port), timeout=10) as sock:
+    with connect(host, port, "protocol server") as sock:
         lines = sock.makefile("rb")
         client_ip = sock.getsockname()[0]  # the address the server sees this machine connect from
         name = f" {{Name {camera}}}" if camera else ""
@@ -78,25 +80,24 @@ def main() -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    try:
-        if args.robot:  # before connecting, so that even the first frame is from that camera
-            reply = select_camera(args.host, args.protocol_port, args.robot, args.camera)
-            print(reply)
-            if "{Status OK}" not in reply:
-                return 1
-        with socket.create_connection((args.host, args.port), timeout=30) as sock:
-            sock.sendall(b"OK")  # a server that waits for a request (UDK style) starts now
-            for n in range(args.count):
+    if args.robot:  # before connecting, so that even the first frame is from that camera
+        reply = select_camera(args.host, args.protocol_port, args.robot, args.camera)
+        print(reply)
+        if "{Status OK}" not in reply:
+            return 1
+    with connect(args.host, args.port, "image server", timeout=30) as sock:
+        sock.sendall(b"OK")  # a server that waits for a request (UDK style) starts now
+        for n in range(args.count):
+            try:
                 image_type, picture = read_frame(sock)
-                path = out / f"frame_{n:03d}.png"
-                picture.save(path)
-                print(f"{path}: {picture.width}x{picture.height}, ImageType {image_type}")
-                sock.sendall(b"OK")
-    except (OSError, ValueError) as exc:  # refused, closed, timed out, or not an image
-        print(f"image_client: {exc}", file=sys.stderr)
-        return 1
+            except (ValueError, UnidentifiedImageError) as exc:
+                raise ClientError(f"frame {n} is not an image: {exc}") from None
+            path = out / f"frame_{n:03d}.png"
+            picture.save(path)
+            print(f"{path}: {picture.width}x{picture.height}, ImageType {image_type}")
+            sock.sendall(b"OK")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_client(main, "image_client"))

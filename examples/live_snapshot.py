@@ -12,13 +12,17 @@ import argparse
 import base64
 import json
 import math
+import sys
 import time
 
 import numpy as np
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.json_format import MessageToDict
 from PIL import Image, ImageDraw
+from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
+
+from client_exit import ClientError, run_client
 
 SCALE = 60  # pixels per metre
 MARGIN = 1.0  # metres around the arena
@@ -189,10 +193,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--output", default="live.png")
     args = parser.parse_args()
-    latest = collect(args.port, args.seconds)
+    try:
+        latest = collect(args.port, args.seconds)
+    except (OSError, WebSocketException) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ClientError(f"cannot read the live view at ws://127.0.0.1:{args.port}: {reason} "
+                          "(start one with usarsim serve --live)") from None
     draw(latest, args.output)
     print(f"{args.output}: " + ", ".join(f"{t} x{len(m)}" for t, m in sorted(latest.items())))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_client(main, "live_snapshot"))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drive a P2AT in a square over the USARSim text protocol and print what its laser sees.
 
-Standard library only, so it shows what any controller has to do: connect to
+Standard library only (with ``client_exit.py`` beside it: one line, not a traceback, when the
+server is not there or Ctrl-C stops it), so it shows what any controller has to do: connect to
 TCP 3000, spawn with INIT, send DRIVE lines, read SEN/STA lines (``\\r\\n`` ended,
 ``TYPE {Name value} ...``). Run the simulator first (``scripts/serve.sh``), then:
 
@@ -13,7 +14,10 @@ import argparse
 import math
 import re
 import socket
+import sys
 import time
+
+from client_exit import connect, run_client
 
 SEGMENT = re.compile(r"\{([^{}]*)\}")
 WHEEL_RADIUS = 0.11  # P2AT (GETGEO {Type Robot} reports it as WheelRadius)
@@ -33,7 +37,7 @@ class Robot:
     """One protocol connection owning one robot."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.sock = socket.create_connection((host, port), timeout=10)
+        self.sock = connect(host, port, "protocol server")
         self.buffer = b""
         self.pending: list[str] = []  # complete lines not handed out yet
         self.position: tuple[float, float] | None = None  # from the GroundTruth / INS lines
@@ -130,4 +134,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_client(main, "square_client"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One robot controller that talks to another over the simulated radio (docs/wireless.md).
 
-Standard library only. It spawns a P2AT on the protocol port (3000), registers with the
+Standard library only (and ``client_exit.py`` beside it). It spawns a P2AT on the protocol port (3000), registers with the
 Wireless Communication Server (5874) and listens for links on ``--link-port``. With
 ``--peer`` it asks the server to open a link to that robot (the server then connects to
 both robots' link ports) and sends it a numbered message every second while driving,
@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import argparse
 import socket
+import sys
 import threading
 import time
+
+from client_exit import connect, run_client
 
 
 def command(sock: socket.socket, text: str) -> str:
@@ -74,12 +77,20 @@ class Links:
         return True
 
 
+def peer_address(text: str) -> tuple[str, int]:
+    """argparse type of --peer NAME:PORT."""
+    name, _, port = text.rpartition(":")
+    if not name or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAME:PORT, e.g. R1:6001, got {text!r}")
+    return name, int(port)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--name", required=True)
     parser.add_argument("--start", default="Start1", help="start pose tag")
     parser.add_argument("--link-port", type=int, required=True, help="where this robot accepts its links")
-    parser.add_argument("--peer", help="NAME:PORT of the robot to link to and send to")
+    parser.add_argument("--peer", type=peer_address, help="NAME:PORT of the robot to link to and send to")
     parser.add_argument("--drive", type=float, default=0.0, help="wheel speed, rad/s")
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--host", default="127.0.0.1")
@@ -87,20 +98,20 @@ def main() -> None:
     parser.add_argument("--wss-port", type=int, default=5874)
     args = parser.parse_args()
 
-    robot = socket.create_connection((args.host, args.port))
+    robot = connect(args.host, args.port, "protocol server", timeout=None)
     robot.sendall(f"INIT {{ClassName USARBot.P2AT}} {{Name {args.name}}} {{Start {args.start}}}\r\n".encode())
     threading.Thread(target=lambda: [None for _ in iter(lambda: robot.recv(65536), b"")], daemon=True).start()
     time.sleep(1.5)  # the robot is in the next link update
 
     links = Links(args.name, args.link_port)
-    control = socket.create_connection((args.host, args.wss_port))
+    control = connect(args.host, args.wss_port, "wireless communication server", timeout=None)
     print(f"[{args.name}] REGISTER -> {command(control, f'REGISTER {args.name} {args.host}')}", flush=True)
     print(f"[{args.name}] LISTEN -> {command(control, f'LISTEN {args.name} {args.link_port}')}", flush=True)
     robot.sendall(f"DRIVE {{Left {args.drive}}} {{Right {args.drive}}}\r\n".encode())
     deadline, n = time.monotonic() + args.seconds, 0
     while time.monotonic() < deadline:
         if args.peer:
-            peer, port = args.peer.split(":")
+            peer, port = args.peer
             print(f"[{args.name}] GETSS -> {command(control, f'GETSS {args.name} {peer}')}", flush=True)
             if links.current is None:
                 print(f"[{args.name}] OPEN -> {command(control, f'OPEN {peer} {port} {args.name} {args.link_port}')}",
@@ -115,4 +126,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_client(main, "wireless_client"))

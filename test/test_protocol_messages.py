@@ -207,6 +207,11 @@ def test_set_requests_and_replies(p2at):
     assert req.commands == (SensorCommand("R1", "Odo1", "RESET", ("1",)),)
     assert pc.set_reply(req, 61.2, [CommandResult(True)]) == "RES {Time 61.20} {Type Odometry} {Name Odo1} {Status OK}\r\n"
     assert "Failed" in pc.set_reply(req, 1.0, [CommandResult(False)])
+    # a failure says why (the device's message) in a last {Reason} segment; a success has none
+    assert pc.set_reply(req, 1.0, [CommandResult(False, message="Odometry 'Odo1' has no opcode 'RESTE'")]) == \
+        "RES {Time 1.00} {Type Odometry} {Name Odo1} {Status Failed} {Reason Odometry_'Odo1'_has_no_opcode_'RESTE'}\r\n"
+    unknown = pc.set_request(g.parse_command("SET {Type Gripper} {Opcode Open}"), "R1", p2at)
+    assert pc.set_reply(unknown, 1.0, []).endswith("{Status Failed} {Reason this_robot_has_no_device_of_type_Gripper}\r\n")
     # no Name: the robot's first sensor of the type
     req = pc.set_request(g.parse_command("SET {Type Odometry} {Opcode RESET}"), "R1", p2at)
     assert req.names == ("Odometry",)
@@ -215,16 +220,19 @@ def test_set_requests_and_replies(p2at):
     assert req.commands[0].params == pytest.approx((1.0, -2.0, -3.0, 0.1, -0.2, -0.3))
     bad = pc.set_request(g.parse_command("SET {Type INS} {Name INS} {Opcode POSE} {Params 1}"), "R1", p2at)
     assert bad.kind == "failed" and not bad.commands
-    assert pc.set_reply(bad, 2.0, []) == "RES {Time 2.00} {Type INS} {Name INS} {Status Failed}\r\n"
+    assert pc.set_reply(bad, 2.0, []) == ("RES {Time 2.00} {Type INS} {Name INS} {Status Failed} "
+                                          "{Reason POSE_needs_six_numbers_x,y,z,roll,pitch,yaw}\r\n")
     # camera FOV: RES Camera with the FOV in force
     cam = pc.set_request(g.parse_command("SET {Type Camera} {Name Camera} {FOV 5}"), "R1", p2at)
     assert cam.commands == (SensorCommand("R1", "Camera", "FOV", (5.0,)),)
     line = pc.set_reply(cam, 3.0, [CommandResult(True, (("FOV", 2.0944),))])
     assert line == "RES {Time 3.00} {Type Camera} {Name Camera FOV 2.0944 Status OK}\r\n"
+    line = pc.set_reply(cam, 3.0, [CommandResult(False, message="FOV needs a number")])
+    assert line == "RES {Time 3.00} {Type Camera} {Name Camera FOV 0.0000 Status Failed Reason FOV_needs_a_number}\r\n"
     # joint: Angle is relative
     joint = pc.set_request(g.parse_command("SET {Type Joint} {Name camera_pan_joint} {Opcode Angle} {Params 0.5}"), "R1", p2at)
     assert joint.commands == (JointTargets("R1", {"camera_pan_joint": 0.5}, order=0, relative=True),)
-    assert "Failed" in pc.set_reply(joint, 1.0, [ValueError("no joint")])
+    assert pc.set_reply(joint, 1.0, [ValueError("no joint")]).endswith("{Status Failed} {Reason no_joint}\r\n")
     # RFID read result fields are appended
     rfid = pc.set_request(g.parse_command("SET {Type RFID} {Name RFID} {Opcode Read} {Params 7}"), "R1", p2at)
     assert pc.set_reply(rfid, 12.3, [CommandResult(True, (("ID", 7), ("Mem", "0")))]) == \

@@ -87,23 +87,25 @@ def cmd_robots(args: argparse.Namespace) -> int:
 
 
 def cmd_urdf(args: argparse.Namespace) -> int:
-    """usarsim urdf: regenerate urdf/<Class>.urdf and config/controllers/<Class>.yaml from the catalogue."""
+    """usarsim urdf: regenerate urdf/<Class>.urdf and config/controllers/<Class>.yaml from the catalogue.
+
+    Both are written because both come from the entry's body and joint groups: a model regenerated
+    without its controllers would leave ros2_control driving joints that moved or vanished.
+    """
     from usarsim.paths import share_dir
     from usarsim.sim.urdf import generate_urdf
     from usarsim.sim.catalogue import available_robots, load_robot
 
+    specs = [load_robot(name) for name in args.robots or available_robots()]  # every name checked before writing
     out_dir = Path(args.output) if args.output else share_dir() / "urdf"
     controllers_dir = Path(args.output) if args.output else share_dir() / "config" / "controllers"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    controllers_dir.mkdir(parents=True, exist_ok=True)
-    for name in args.robots or available_robots():
-        spec = load_robot(name)
-        path = out_dir / f"{spec.class_name}.urdf"
-        path.write_text(generate_urdf(spec), encoding="utf-8")
-        print(path)
-        path = controllers_dir / f"{spec.class_name}.yaml"
-        path.write_text(controllers_file(spec), encoding="utf-8")
-        print(path)
+    for folder in (out_dir, controllers_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+    for spec in specs:
+        for path, text in ((out_dir / f"{spec.class_name}.urdf", generate_urdf(spec)),
+                           (controllers_dir / f"{spec.class_name}.yaml", controllers_file(spec))):
+            path.write_text(text, encoding="utf-8")
+            print(path)
     return 0
 
 
@@ -209,9 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("worlds", help="list the shipped worlds").set_defaults(func=cmd_worlds)
     sub.add_parser("robots", help="list the robot catalogue").set_defaults(func=cmd_robots)
 
-    urdf = sub.add_parser("urdf", help="regenerate URDF models from config/robots/*.yaml")
-    urdf.add_argument("robots", nargs="*")
-    urdf.add_argument("--output", default=None)
+    urdf_help = "regenerate urdf/<Class>.urdf and config/controllers/<Class>.yaml from config/robots/<Class>.yaml"
+    urdf = sub.add_parser("urdf", help=urdf_help, description=urdf_help)
+    urdf.add_argument("robots", nargs="*", metavar="CLASS", help="robot classes (default: the whole catalogue)")
+    urdf.add_argument("--output", default=None, metavar="DIR",
+                      help="write both files of each class into DIR instead (created if missing)")
     urdf.set_defaults(func=cmd_urdf)
 
     mapper = sub.add_parser("map", help="write Nav2 occupancy maps (pgm + yaml) of worlds")

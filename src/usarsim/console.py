@@ -31,7 +31,10 @@ HELP = """console commands:
   /history [N]            the last N lines typed (default 20)
   /wait KIND [SECONDS]    wait until a KIND message arrives, shown or not (e.g. /wait STA after INIT)
   /quit                   leave (so do Ctrl-D and Ctrl-C)
-anything else is sent to the server as typed, e.g. INIT {ClassName USARBot.P2AT} {Name R1}"""
+anything else is sent to the server as typed, e.g.
+  GETSTARTPOSES                                          the start poses of this world (Start1, ...)
+  INIT {ClassName USARBot.P2AT} {Name R1} {Start Start1}  spawn a P2AT at one of them
+  DRIVE {Left 2.0} {Right 2.0}                           wheel speeds in rad/s"""
 _TYPE = re.compile(r"\{Type\s+([^\s{}]+)")
 
 

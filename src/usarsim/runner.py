@@ -110,5 +110,9 @@ def open_output(path: str | None) -> IO[str]:
     if path in (None, "-"):
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
         return sys.stdout
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(path).parent
+    if not folder.is_dir():
+        # a mistyped folder would otherwise be created silently and the readings looked for elsewhere
+        what = "is not a folder" if folder.exists() else "does not exist (create it first)"
+        raise FileNotFoundError(f"cannot write {path}: {folder} {what}")
     return open(path, "w", encoding="utf-8", buffering=1)

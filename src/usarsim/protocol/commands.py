@@ -222,6 +222,7 @@ class SetRequest:
     extra: tuple[tuple[str, Any], ...] = ()
     viewports: tuple[tuple[str, bool], ...] = ()
     config: str = "SingleView"
+    reason: str = ""  # of a ``failed`` request: sent as the RES line's {Reason}
 
 
 def _device_name(spec: RobotSpec, set_type: str, name: str | None) -> str | None:
@@ -257,16 +258,19 @@ def set_request(cmd: g.Set, robot: str, spec: RobotSpec) -> SetRequest:
     if set_type == "Joint":
         return _joint(cmd, robot)
     name = _device_name(spec, set_type, cmd.name)
-    if name is None or cmd.opcode is None:
-        return SetRequest("failed", set_type, (cmd.name,))
+    if name is None:
+        device = f"'{cmd.name}'" if cmd.name else f"of type {set_type}"
+        return SetRequest("failed", set_type, (cmd.name,), reason=f"this robot has no device {device}")
+    if cmd.opcode is None:
+        return SetRequest("failed", set_type, (cmd.name,), reason="SET needs an Opcode")
     params: tuple[Any, ...] = _split_params(cmd.params)
     if set_type.upper() == "INS" and cmd.opcode.upper() == "POSE":
         try:
             values = [g.parse_float(v) for v in params]
         except g.ProtocolError:
-            return SetRequest("failed", set_type, (name,))
+            values = []
         if len(values) != 6:
-            return SetRequest("failed", set_type, (name,))
+            return SetRequest("failed", set_type, (name,), reason="POSE needs six numbers x,y,z,roll,pitch,yaw")
         # SAE location and roll,pitch,yaw -> core frame
         params = frames.flip_vector(values[:3]) + frames.flip_euler(values[3:])
     if set_type.upper() == "CAMERA" and cmd.opcode.upper() == "PANTILT":
@@ -288,11 +292,12 @@ def _joint(cmd: g.Set, robot: str) -> SetRequest:
     mode = _JOINT_OPCODES.get((cmd.opcode or "").lower())
     params = _split_params(cmd.params)
     if cmd.name is None or mode is None or not params:
-        return SetRequest("failed", "Joint", (cmd.name,))
+        return SetRequest("failed", "Joint", (cmd.name,),
+                          reason="a joint SET needs Name, Opcode (Angle, Velocity or Torque) and Params")
     try:
         value = g.parse_float(params[0])
-    except g.ProtocolError:
-        return SetRequest("failed", "Joint", (cmd.name,))
+    except g.ProtocolError as exc:
+        return SetRequest("failed", "Joint", (cmd.name,), reason=str(exc))
     order, relative = mode
     return SetRequest("joint", "Joint", (cmd.name,),
                       (JointTargets(robot, {cmd.name: value}, order=order, relative=relative),))
@@ -317,15 +322,15 @@ def _viewports(cmd: g.Set, spec: RobotSpec) -> SetRequest:
                       extra=(("ok", ok),))
 
 
-def _result_fields(result: Any) -> tuple[bool, tuple[tuple[str, Any], ...]]:
-    """(ok, extra fields) of a command outcome: CommandResult, None (done) or an exception."""
+def _result_fields(result: Any) -> tuple[bool, tuple[tuple[str, Any], ...], str]:
+    """(ok, extra fields, why it failed) of a command outcome: CommandResult, None (done) or an exception."""
     if isinstance(result, BaseException):
-        return False, ()
+        return False, (), str(result) or type(result).__name__
     if result is None:
-        return True, ()
+        return True, (), ""
     ok = bool(getattr(result, "ok", False))
     fields = tuple((str(k), _wire_value(v)) for k, v in getattr(result, "fields", ()))
-    return ok, fields
+    return ok, fields, str(getattr(result, "message", ""))
 
 
 def _wire_value(v: Any) -> Any:
@@ -340,22 +345,22 @@ def set_reply(req: SetRequest, time: float, results: Sequence[Any]) -> str:
         ok = bool(dict(req.extra).get("ok", True))
         return g.format_res_viewports(time, req.config, ok, list(req.viewports))
     if req.kind == "failed":
-        return g.format_res(time, req.res_type, req.names[0] if req.names else None, False)
+        return g.format_res(time, req.res_type, req.names[0] if req.names else None, False, reason=req.reason)
     if req.kind == "camera":
-        cams: list[tuple[str, Any, bool]] = []
+        cams: list[tuple[str, Any, bool, str]] = []
         for name, result in zip(req.names, results):
             if name is None:  # camera requests always name their cameras
                 continue
-            ok, fields = _result_fields(result)
+            ok, fields, why = _result_fields(result)
             fov = dict(fields).get("FOV", 0.0)
-            cams.append((name, fov, ok))
+            cams.append((name, fov, ok, why))
         return g.format_res_camera(time, cams)
-    ok, fields = _result_fields(results[0] if results else None)
+    ok, fields, why = _result_fields(results[0] if results else None)
     if req.res_type == "Camera":
         # camera pan/tilt targets go out in SAE (both angles change sign)
         fields = tuple((k, -v if k in ("Pan", "Tilt") and isinstance(v, (int, float)) else v)
                        for k, v in fields)
-    return g.format_res(time, req.res_type, req.names[0] if req.names else None, ok, fields)
+    return g.format_res(time, req.res_type, req.names[0] if req.names else None, ok, fields, reason=why)
 
 
 # --------------------------------------------------------------------------- queries

@@ -335,17 +335,28 @@ class _Connection:
         images = self.server.image_server
         client = cmd.client if cmd.client is not None else str(self.peer[0] if self.peer else "")
         robot = cmd.robot if cmd.robot is not None else (self.robot if cmd.name is not None else None)
-        camera = cmd.name
+        camera, why = cmd.name, ""
         if images is None:
-            ok = False
+            why = "this server has no image server (started with --image-port -1)"
         elif robot is None:
-            ok = cmd.name is None  # a Name without any robot names nothing
-            if ok:
+            if cmd.name is None:
                 images.release(client)
+            else:  # a Name without any robot names nothing
+                why = f"no robot to take camera '{cmd.name}' from: send INIT first or name a {{Robot}}"
         else:
             selected = images.select(client, robot, cmd.name)
-            ok, camera = selected is not None, selected or cmd.name
-        self.send("RES", g.format_res(self.server.sim.time, "Camera", camera, ok))
+            camera = selected or cmd.name
+            if selected is None:
+                why = self._missing_camera(robot, cmd.name)
+        self.send("RES", g.format_res(self.server.sim.time, "Camera", camera, not why, reason=why))
+
+    def _missing_camera(self, robot: str, camera: str | None) -> str:
+        """Why robot ``robot`` has no camera ``camera`` (None: no camera at all) to send."""
+        found = self.server.sim.robots.get(robot)
+        if found is None:
+            names = ", ".join(sorted(self.server.sim.robots)) or "none yet"
+            return f"no robot named '{robot}' (robots: {names})"
+        return f"robot '{robot}' has no camera" + (f" named '{camera}'" if camera else "")
 
     def _query(self, cmd: g.GetGeo | g.GetConf) -> None:
         robot = self.server.sim.robots.get(self.robot) if self.robot else None

@@ -14,13 +14,14 @@ from typing import Callable
 import numpy as np
 import pybullet as p
 from PIL import Image
-from scipy import ndimage
 
 SIDE = 128  # pixels per texture side
 
 
 def _noise(seed: int, sigma: float, side: int = SIDE) -> np.ndarray:
     """Smooth tileable noise in 0..1."""
+    from scipy import ndimage  # here, not at the top: scipy's import costs more than listing the worlds
+
     field = ndimage.gaussian_filter(np.random.default_rng(seed).standard_normal((side, side)), sigma, mode="wrap")
     return (field - field.min()) / (np.ptp(field) or 1.0)
 

@@ -472,21 +472,31 @@ def format_conf_mispkg(packages: Iterable[tuple[str, Iterable[ConfLink | tuple[A
 
 
 def format_res(time: float | Fixed | str, res_type: str, name: str | None,
-               status: bool | str | int | float, extra: Iterable[PairIn] = ()) -> str:
-    """``RES {Time t} {Type ty} {Name n} {Status OK|Failed}`` + extra pairs.
+               status: bool | str | int | float, extra: Iterable[PairIn] = (), reason: str = "") -> str:
+    """``RES {Time t} {Type ty} {Name n} {Status OK|Failed}`` + extra pairs [+ ``{Reason why}``].
 
-    ``status`` True/False -> OK/Failed; a number or word is sent as is.
+    ``status`` True/False -> OK/Failed; a number or word is sent as is. ``reason`` (extension, as
+    in ERR): why a Failed request failed, last so that clients reading the manual's fields ignore it.
     """
     segs = _present([("Time", _time(time)), ("Type", res_type), ("Name", name),
                      ("Status", _status(status))])
-    return format_line("RES", segs + list(extra))
+    return format_line("RES", segs + list(extra) + _reason(status, reason))
+
+
+def _reason(status: bool | str | int | float, reason: str) -> list[PairIn]:
+    """The ``Reason`` pair of a failed RES (none when it succeeded or nobody said why)."""
+    return [("Reason", _sanitise(reason, "failed"))] if status is False and reason else []
 
 
 def format_res_camera(time: float | Fixed | str,
-                      cameras: Iterable[tuple[str, Num, bool | str]]) -> str:
-    """``RES {Time t} {Type Camera} {Name c FOV f Status OK} ...`` (FOV after the command)."""
+                      cameras: Iterable[tuple[str, Num, bool | str] | tuple[str, Num, bool | str, str]]) -> str:
+    """``RES {Time t} {Type Camera} {Name c FOV f Status OK} ...`` (FOV after the command).
+
+    A fourth element is why that camera failed: ``{Name c FOV f Status Failed Reason why}``.
+    """
     segs: list[Any] = [("Time", _time(time)), ("Type", "Camera")]
-    segs += [(("Name", n), ("FOV", fov), ("Status", _status(ok))) for n, fov, ok in cameras]
+    for name, fov, ok, *why in cameras:
+        segs.append((("Name", name), ("FOV", fov), ("Status", _status(ok)), *_reason(ok, why[0] if why else "")))
     return format_line("RES", segs)
 
 
