@@ -216,9 +216,13 @@ def _depth(r: rd.DepthReading, stamped: bool) -> str:
 
 
 def _compass(r: rd.CompassReading, stamped: bool) -> str:
-    # heading is clockwise from magnetic north in both frames; the field goes out in SAE axes
-    return g.format_sen_compass(r.sensor, wrap_2pi_wire(r.heading), to_sae_vector(r.magnetic_field),
-                                _time(r.time, stamped))
+    # heading is clockwise from magnetic north in both frames; the field goes out in SAE axes and in
+    # microtesla, so the wire's four decimals carry it (the Earth's field is 25-65 uT, 0.0000 T)
+    field = tuple(MICROTESLA * b for b in to_sae_vector(r.magnetic_field))
+    return g.format_sen_compass(r.sensor, wrap_2pi_wire(r.heading), field, _time(r.time, stamped))
+
+
+MICROTESLA = 1e6  # wire unit of the Compass field per tesla
 
 
 def _accelerometer(r: rd.AccelerometerReading, stamped: bool) -> str:
@@ -339,12 +343,10 @@ def steering_type(spec: "RobotSpec") -> str:
 # extends RangeScanner); a family's entries win over the ones every sensor shares (None).
 _MANUAL_KEYS: dict[str | None, dict[str, str]] = {
     None: {"with_timestamp": "bWithTimeStamp", "hidden": "HiddenSensor"},
-    "RangeScanner": {"fov": "ScanFov", "pitch_plane": "bPitch"},
     "HumanMotion": {"fov": "FOV"},
     "VictSensor": {"horizontal_fov": "HorizontalFOV", "vertical_fov": "VerticalFOV"},
     "RFID": {"tx_power_dbm": "dBmTXPower", "rx_sensitivity_dbm": "dBmRXSensibility",
              "obstacle_attenuation_db": "dBObstacleAttenuation", "always_read_memory": "bAlwaysReadRFIDmem"},
-    "GPS": {"max_noise": "maxNoise", "min_noise": "minNoise"},
 }
 
 
@@ -358,34 +360,54 @@ def wire_name(snake: str, sensor_type: str | None = None) -> str:
     return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)
 
 
-def _mount_name(robot: str, parent: str) -> str:
-    # The chassis is reported as the robot's name (spec §4.5 decision).
-    return robot if parent == "base_link" else parent
+def _mount(spec: "RobotSpec", parent: str, dialect: str) -> tuple[str, int | None]:
+    """(Mount, MountLink) of an item on ``parent``: the chassis is ``HARD`` in UT2004 (the manual) and the
+    robot's class in UDK (``String(Platform.Class)``); a mission-package link is ``<Pkg>_Link<n>`` in
+    UT2004 and the package plus ``{MountLink n}`` in UDK; any other link goes by its name."""
+    if parent == "base_link":
+        return (spec.class_name if dialect == "udk" else "HARD"), None
+    joint = next((link.joint_name for link in spec.body.links if link.name == parent), None)
+    for group in spec.joint_groups:
+        for number, link in enumerate(group.links, start=1):
+            if link.joint == joint:
+                return (group.name, number) if dialect == "udk" else (f"{group.name}_Link{number}", None)
+    return parent, None
 
 
-def geo_robot(spec: "RobotSpec", robot: str) -> str:
-    """``GEO {Type <vehicle class>} {Name <robot>} {Dimensions} {COG}`` (+ wheels for ground vehicles)."""
+def _robot_name(spec: "RobotSpec", robot: str, dialect: str) -> str:
+    # UT2004: the robot's name as given in INIT; UDK: its class (WheeledVehicle.uc: {Name " $ self.Class)
+    return spec.class_name if dialect == "udk" else robot
+
+
+def geo_robot(spec: "RobotSpec", robot: str, dialect: str = "ut2004") -> str:
+    """``GEO {Type <vehicle class>} {Name n} {Dimensions} {COG}`` (+ wheels for ground vehicles)."""
     drive = spec.drive
     wheels: dict[str, Any] = {}
     if spec.vehicle_type == "GroundVehicle":
         wheels = {"wheel_radius": drive.wheel_radius, "wheel_separation": drive.wheel_separation,
                   "wheelbase": drive.wheelbase}
-    return g.format_geo_vehicle(spec.vehicle_type, robot, spec.dimensions, (0.0, 0.0, 0.0), **wheels)
+    return g.format_geo_vehicle(spec.vehicle_type, _robot_name(spec, robot, dialect), spec.dimensions,
+                                (0.0, 0.0, 0.0), **wheels)
 
 
-def geo_sensors(spec: "RobotSpec", robot: str, sensor_type: str, name: str | None = None) -> str | None:
-    """``GEO {Type t} {Name n} {Location ..} {Orientation ..} {Mount m} ...`` for the robot's sensors of a type."""
-    items = [g.GeoItem(s.name, to_sae_vector(s.mount.xyz), to_sae_euler(s.mount.rpy),
-                       _mount_name(robot, s.mount.parent))
-             for s in spec.sensors if s.type == sensor_type and (name is None or s.name == name)]
-    return g.format_geo_sensors(sensor_type, items) if items else None
+def _geo_item(spec: "RobotSpec", name: str, mount: Any, dialect: str) -> g.GeoItem:
+    return g.GeoItem(name, to_sae_vector(mount.xyz), to_sae_euler(mount.rpy), *_mount(spec, mount.parent, dialect))
 
 
-def geo_effecters(spec: "RobotSpec", robot: str, name: str | None = None) -> str | None:
-    """``GEO {Type Effecter} {Name n Location 0,0,0 ...}`` (effecters sit on the chassis origin)."""
-    items = [g.GeoItem(e.name, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), robot)
-             for e in spec.effecters if name is None or e.name == name]
-    return g.format_geo_effecters(items) if items else None
+def geo_sensors(spec: "RobotSpec", robot: str, sensor_type: str, name: str | None = None,
+                dialect: str = "ut2004") -> str | None:
+    """GEO of the robot's sensors of a type (each one's Location, Orientation, Mount), in the era's form."""
+    items = [_geo_item(spec, s.name, s.mount, dialect) for s in spec.sensors
+             if s.type == sensor_type and (name is None or s.name == name)]
+    return g.format_geo_sensors(sensor_type, items, dialect) if items else None
+
+
+def geo_effecters(spec: "RobotSpec", robot: str, name: str | None = None, dialect: str = "ut2004",
+                  item_type: str = "Effecter") -> str | None:
+    """GEO of the robot's effecters (all, or those of ``item_type``): where each acts (its mount)."""
+    items = [_geo_item(spec, e.name, e.mount, dialect) for e in spec.effecters
+             if (name is None or e.name == name) and item_type in ("Effecter", e.type)]
+    return g.format_geo_sensors(item_type, items, dialect) if items else None
 
 
 def _groups(spec: "RobotSpec", name: str | None) -> list[Any]:
@@ -415,7 +437,7 @@ def _geo_links(spec: "RobotSpec", group: Any) -> list[g.GeoLink]:
     return out
 
 
-def conf_robot(spec: "RobotSpec", robot: str) -> str:
+def conf_robot(spec: "RobotSpec", robot: str, dialect: str = "ut2004") -> str:
     """``CONF {Type <vehicle class>} {Name <robot>} {SteeringType} {Mass}`` (+ limits for ground vehicles)."""
     drive = spec.drive
     limits: dict[str, Any] = {}
@@ -427,7 +449,8 @@ def conf_robot(spec: "RobotSpec", robot: str) -> str:
     elif spec.vehicle_type == "NauticVehicle":
         limits = {"max_rudder": drive.max_rudder, "max_stern_plane": drive.max_stern_plane,
                   "max_propeller": drive.max_propeller}
-    return g.format_conf_vehicle(spec.vehicle_type, robot, steering_type(spec), spec.mass, **limits)
+    return g.format_conf_vehicle(spec.vehicle_type, _robot_name(spec, robot, dialect), steering_type(spec), spec.mass,
+                                 dialect=dialect, **limits)
 
 
 def conf_mispkg(spec: "RobotSpec", name: str | None = None) -> str | None:
@@ -442,40 +465,83 @@ def conf_mispkg(spec: "RobotSpec", name: str | None = None) -> str | None:
 
 
 def conf_effecters(spec: "RobotSpec", opcodes: dict[str, dict[str, tuple[float, float]]],
-                   name: str | None = None) -> str | None:
-    """``CONF {Type Effecter} {Name n} {Opcode o} {MaxVal} {MinVal} ...``; ``opcodes[name][op] = (min, max)``."""
+                   name: str | None = None, item_type: str = "Effecter") -> str | None:
+    """``CONF {Type Effecter|<its type>} {Name n} {Opcode o} {MaxVal} {MinVal} ...``; ``opcodes[name][op] =
+    (min, max)``. USARSim 3.x answered an effecter under its own type (``CONF {Type Gripper} ...``)."""
     effecters = [(e.name, [g.EffecterOpcode(op, hi, lo) for op, (lo, hi) in opcodes.get(e.name, {}).items()])
-                 for e in spec.effecters if name is None or e.name == name]
-    return g.format_conf_effecters(effecters) if effecters else None
+                 for e in spec.effecters if (name is None or e.name == name) and item_type in ("Effecter", e.type)]
+    return g.format_conf_effecters(effecters, item_type) if effecters else None
 
 
 def conf_sensors(spec: "RobotSpec", sensor_type: str, name: str | None = None, *,
-                 params: dict[str, Any] | None = None, current: dict[str, dict[str, Any]] | None = None) -> str | None:
-    """``CONF {Type t} [{Name n}] {Key v} ...``; ``params``: live Params per sensor name, ``current``: e.g. FOV."""
-    all_of_type = [s for s in spec.sensors if s.type == sensor_type]
-    chosen = [s for s in all_of_type if name is None or s.name == name]
+                 params: dict[str, Any] | None = None, current: dict[str, dict[str, Any]] | None = None,
+                 dialect: str = "ut2004") -> str | None:
+    """``CONF {Type t} {Name n} {Key v} ... {Name n2} ...``; ``params``: live Params per sensor name,
+    ``current``: e.g. FOV. Each sensor's fields are those its class sends in the real source
+    (``GetConfData``; docs/protocol.md), else the manual's ini keys."""
+    chosen = [s for s in spec.sensors if s.type == sensor_type and (name is None or s.name == name)]
     if not chosen:
         return None
-    # Decision (spec §4.6): Name only when the robot has several sensors of this type, or one was asked for.
-    named = name is not None or len(all_of_type) > 1
     items = []
     for s in chosen:
         prm = (params or {}).get(s.name)
         if prm is None:
             from usarsim.sim.sensors import params_for
             prm = params_for(s)
-        items.append((s.name if named else None, _conf_fields(s.type, prm, (current or {}).get(s.name, {}))))
-    return g.format_conf_sensors(sensor_type, items)
+        interval = prm.scan_interval or spec.msg_period
+        items.append((s.name, _conf_fields(s.type, prm, interval, (current or {}).get(s.name, {}), dialect)))
+    # UDK's camera glues its segments together ({Name Camera}{TextureOffsetX 0}...)
+    tight = dialect == "udk" and sensor_registry.is_camera(sensor_type)
+    return g.format_conf_sensors(sensor_type, items, tight=tight)
 
 
-def _conf_fields(sensor_type: str, prm: Any, current: dict[str, Any]) -> list[tuple[str, Any]]:
+def _source_conf_fields(sensor_type: str, prm: Any, interval: float, dialect: str) -> list[g.PairIn] | None:
+    """The fields a sensor class sends in the real source (docs/protocol.md), None where it has no such class.
+
+    UT2004 forms as USARSim 3.x sent them (quoted in NIST's usarsim_inf, ``Paning`` spelled so),
+    UDK forms from the UDK classes' ``GetConfData``.
+    """
+    udk = dialect == "udk"
+    if sensor_type in ("RangeScanner", "IRScanner"):  # RangeSensor + RangeScanner.GetConfData
+        return [("MaxRange", prm.max_range), ("MinRange", prm.min_range), ("Resolution", prm.resolution),
+                ("Fov", prm.fov), ("Panning" if udk else "Paning", not prm.pitch_plane),
+                ("Tilting", bool(prm.pitch_plane))]
+    if sensor_type == "Sonar":  # UDK's SonarSensor: its scan interval and cone after RangeSensor's fields
+        cone: list[g.PairIn] = [("ScanInterval", interval), ("beamAngle", prm.beam_angle)] if udk else \
+            [("BeamAngle", prm.beam_angle)]
+        return [("MaxRange", prm.max_range), ("MinRange", prm.min_range)] + cone
+    if sensor_type == "IR":  # IRSensor.GetConfData
+        return [("MaxRange", prm.max_range), ("MinRange", prm.min_range)]
+    if sensor_type == "Odometry":
+        return [("ScanInterval", interval)] + ([] if udk else [("EncoderResolution", prm.encoder_resolution)])
+    if sensor_type in ("INS", "GPS", "GroundTruth"):
+        return [("ScanInterval", interval)]
+    if sensor_type == "Encoder":
+        return [("Resolution", prm.resolution)]
+    if sensor_type == "Touch":
+        return [("Diameter", prm.diameter)]
+    if sensor_type == "VictSensor":
+        return [("MaxRange", prm.distance), ("HorizontalFOV", prm.horizontal_fov),
+                ("VerticalFOV", prm.vertical_fov)]
+    return None
+
+
+def _conf_fields(sensor_type: str, prm: Any, interval: float, current: dict[str, Any],
+                 dialect: str) -> list[g.PairIn]:
     from usarsim.sim.sensors.camera import CameraParams
 
-    fields: list[tuple[str, Any]] = []
+    source = _source_conf_fields(sensor_type, prm, interval, dialect)
+    if source is not None:
+        return source
+    fields: list[g.PairIn] = []
     own = dataclasses.fields(prm)
     if sensor_registry.is_camera(sensor_type):  # the manual's RobotCamera keys, then what a kind of camera adds
-        fields = [("CameraDefFov", prm.fov), ("CameraMinFov", prm.min_fov), ("CameraMaxFov", prm.max_fov),
-                  ("CameraFov", current.get("fov", prm.fov)), ("Width", prm.width), ("Height", prm.height)]
+        fovs: list[g.PairIn] = [("CameraDefFov", prm.fov), ("CameraMinFov", prm.min_fov),
+                                ("CameraMaxFov", prm.max_fov), ("CameraFov", current.get("fov", prm.fov))]
+        if dialect == "udk":  # USARCamera.GetConfData: the texture's place and size, then the FOVs
+            return [("TextureOffsetX", 0), ("TextureOffsetY", 0), ("TextureResolutionX", prm.width),
+                    ("TextureResolutionY", prm.height)] + fovs
+        fields = fovs + [("Width", prm.width), ("Height", prm.height)]
         camera_keys = {f.name for f in dataclasses.fields(CameraParams)}
         own = tuple(f for f in own if f.name not in camera_keys)
     for f in own:
@@ -495,36 +561,43 @@ def _empty(word: str, item_type: str) -> str:
     return g.format_line(word, [("Type", item_type)])
 
 
-def geo_reply(robot: "Robot", item_type: str, name: str | None = None) -> str:
-    """The GEO line answering ``GETGEO {Type item_type} [{Name name}]``."""
-    spec = robot.spec
-    line = _for_item_type(item_type, robot=lambda: geo_robot(spec, robot.name),
+def geo_reply(robot: "Robot", item_type: str, name: str | None = None, dialect: str = "ut2004",
+              spec: "RobotSpec | None" = None) -> str:
+    """The GEO line answering ``GETGEO {Type item_type} [{Name name}]`` (``spec``: the robot as its
+    client named it, default its own)."""
+    spec = spec or robot.spec
+    line = _for_item_type(spec, item_type, robot=lambda: geo_robot(spec, robot.name, dialect),
                           mispkg=lambda: geo_mispkg(spec, name),
-                          effecter=lambda: geo_effecters(spec, robot.name, name),
-                          sensor=lambda: geo_sensors(spec, robot.name, item_type, name))
+                          effecter=lambda: geo_effecters(spec, robot.name, name, dialect, item_type),
+                          sensor=lambda: geo_sensors(spec, robot.name, item_type, name, dialect))
     return line or _empty("GEO", item_type)
 
 
-def _for_item_type(item_type: str, *, robot: Callable[[], str | None], mispkg: Callable[[], str | None],
-                   effecter: Callable[[], str | None], sensor: Callable[[], str | None]) -> str | None:
-    # GETGEO and GETCONF name the same kinds of item: the robot, mission packages, effecters, a sensor type
+def _for_item_type(spec: "RobotSpec", item_type: str, *, robot: Callable[[], str | None],
+                   mispkg: Callable[[], str | None], effecter: Callable[[], str | None],
+                   sensor: Callable[[], str | None]) -> str | None:
+    # GETGEO and GETCONF name the same kinds of item: the robot, mission packages, effecters (all of
+    # them, or those of one type), a sensor type
+    if item_type in {e.type for e in spec.effecters} - {s.type for s in spec.sensors}:
+        return effecter()
     chosen = {"Robot": robot, "MisPkg": mispkg, "Effecter": effecter}.get(item_type, sensor)
     return chosen()
 
 
-def conf_reply(robot: "Robot", item_type: str, name: str | None = None) -> str:
+def conf_reply(robot: "Robot", item_type: str, name: str | None = None, dialect: str = "ut2004",
+               spec: "RobotSpec | None" = None) -> str:
     """The CONF line answering ``GETCONF {Type item_type} [{Name name}]``, with live values (camera FOV)."""
-    spec = robot.spec
+    spec = spec or robot.spec
 
     def effecters() -> str | None:
         opcodes = {e.name: dict(getattr(e, "opcodes", {})) for e in robot.effecters.values()}
-        return conf_effecters(spec, opcodes, name)
+        return conf_effecters(spec, opcodes, name, item_type)
 
     def sensors() -> str | None:
         params = {s.name: s.params for s in robot.sensors}
         current = {s.name: {"fov": fov} for s in robot.sensors if isinstance(fov := getattr(s, "fov", None), float)}
-        return conf_sensors(spec, item_type, name, params=params, current=current)
+        return conf_sensors(spec, item_type, name, params=params, current=current, dialect=dialect)
 
-    line = _for_item_type(item_type, robot=lambda: conf_robot(spec, robot.name),
+    line = _for_item_type(spec, item_type, robot=lambda: conf_robot(spec, robot.name, dialect),
                           mispkg=lambda: conf_mispkg(spec, name), effecter=effecters, sensor=sensors)
     return line or _empty("CONF", item_type)

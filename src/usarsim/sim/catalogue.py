@@ -142,6 +142,7 @@ class EffecterSpec:
     type: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
+    mount: Mount = field(default_factory=Mount)  # where it acts (GEO {Type Effecter} reports it)
 
     def __post_init__(self) -> None:
         # checked here, like a sensor's, so a bad entry fails when the catalogue loads (file:line)
@@ -167,8 +168,24 @@ class RobotSpec:
     sensors: list[SensorSpec] = field(default_factory=list)
     effecters: list[EffecterSpec] = field(default_factory=list)
     ground_truth: bool = True
+    # Joint names of the manual's USARBot.ini (and of the UDK class this one stands for) -> the
+    # model's joint: DRIVE {Name LeftFWheel} works as in the manual's §9.4.
+    joint_names: dict[str, str] = field(default_factory=dict)
     notes: str = ""
     source: str = ""
+
+    def model_joint(self, name: str) -> str:
+        """The model's joint for a protocol joint name (a manual name, any case), else ``name`` itself."""
+        for wire, joint in self.joint_names.items():
+            if wire.lower() == name.lower():
+                return joint
+        return name
+
+    def knuckle(self, wheel_joint: str) -> str | None:
+        """The revolute joint that steers a wheel (its parent link's), None for a wheel that cannot steer."""
+        wheel = next((w for w in self.body.wheels if w.joint == wheel_joint), None)
+        parent = next((link for link in self.body.links if wheel is not None and link.name == wheel.parent), None)
+        return parent.joint_name if parent is not None and parent.joint_type == "revolute" else None
 
     @property
     def urdf_path(self) -> Path:
@@ -180,6 +197,10 @@ class RobotSpec:
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
             raise ValueError(f"duplicate sensor names: {', '.join(sorted(dupes))}")
+        model_joints = {link.joint_name for link in self.body.links} | {w.joint for w in self.body.wheels}
+        unknown = sorted(j for j in self.joint_names.values() if j not in model_joints)
+        if unknown:
+            raise ValueError(f"joint_names map to joints the model lacks: {', '.join(unknown)}")
         for value, what in ((self.mass, "mass"), (self.battery_life, "battery_life"), (self.msg_period, "msg_period"),
                             (min(self.dimensions), "each of dimensions")):
             if value <= 0:
@@ -242,9 +263,20 @@ def load_robot_file(path: Path) -> RobotSpec:
     return _load_cached(str(Path(path).resolve()))
 
 
+# Classes of the UDK release that clients ask for (NIST's tools and league team code spawn
+# USARBot.P3AT by default) -> the catalogue robot that fits them (docs/robots.md).
+UDK_CLASSES = {"P3AT": "P2AT", "ATRV": "ATRVJr"}
+
+
+def bare_class_name(name: str) -> str:
+    """``name`` without the optional ``USARBot.`` package prefix."""
+    return name.split(".", 1)[1] if name.lower().startswith("usarbot.") else name
+
+
 def resolve_class_name(name: str) -> str:
-    """Canonical class name for ``name`` (case-insensitive, optional ``USARBot.`` prefix)."""
-    bare = name.split(".", 1)[1] if name.lower().startswith("usarbot.") else name
+    """Canonical class name for ``name`` (case-insensitive, optional ``USARBot.`` prefix, UDK classes)."""
+    bare = bare_class_name(name)
+    bare = next((fits for udk, fits in UDK_CLASSES.items() if udk.lower() == bare.lower()), bare)
     for known in available_robots():
         if known.lower() == bare.lower():
             return known
