@@ -261,3 +261,40 @@ def test_compass_heading_just_below_a_full_turn_goes_out_as_zero():
     reading = rd.CompassReading(time=1.0, robot="R", sensor="Compass", frame="compass_link", heading=2 * math.pi - 1e-9,
                                 magnetic_field=(2e-5, 0.0, -4e-5), heading_variance=0.0, field_variance=0.0)
     assert "{Heading 0.0000}" in pm.format_reading(reading)
+
+
+# --------------------------------------------------------------------------- the manual's names
+
+def test_joints_answer_to_the_manual_and_udk_names(p2at):
+    # the manual's §9.4 example, and the UDK P3AT's wheel joint (P3AT.uc)
+    [cmd] = pc.drive_commands(g.parse_command("DRIVE {Name LeftFWheel} {Order 1} {Value 0.175}"), "R1", p2at)
+    assert cmd == JointTargets("R1", {"left_front_wheel_joint": 0.175}, order=1)
+    [multi] = pc.multidrive_commands(g.parse_command("MULTIDRIVE {rightrwheel 0.5} {FLWheelRoll 0.1}"), "R1", p2at)
+    assert multi.targets == {"right_rear_wheel_joint": 0.5, "left_front_wheel_joint": 0.1}
+    req = pc.set_request(g.parse_command("SET {Type Joint} {Name RightFWheel} {Opcode Velocity} {Params 2}"),
+                         "R1", p2at)
+    assert req.commands == (JointTargets("R1", {"right_front_wheel_joint": 2.0}, order=1),)
+
+
+def test_set_joint_second_parameter_steers_a_steerable_wheel(p2at):
+    cooper = load_robot("Cooper")
+    req = pc.set_request(g.parse_command(
+        "SET {Type Joint} {Name left_front_wheel_joint} {Opcode Velocity} {Params 3.0,0.2}"), "C", cooper)
+    # p2 is SAE (+right): the core's steer is +left
+    assert req.commands == (JointTargets("C", {"left_front_wheel_joint": 3.0}, order=1),
+                            JointTargets("C", {"left_front_wheel_joint": -0.2}, steer=True))
+    blank = pc.set_request(g.parse_command(
+        "SET {Type Joint} {Name left_front_wheel_joint} {Opcode Velocity} {Params 3.0 0.2}"), "C", cooper)
+    assert blank.commands == req.commands  # the manual's blank-separated Params
+    # a skid-steered wheel cannot steer: p2 is ignored, the value still applies
+    skid = pc.set_request(g.parse_command("SET {Type Joint} {Name LeftFWheel} {Opcode Velocity} {Params 1,0.3}"),
+                          "R1", p2at)
+    assert skid.commands == (JointTargets("R1", {"left_front_wheel_joint": 1.0}, order=1),)
+    bad = pc.set_request(g.parse_command("SET {Type Joint} {Name LeftFWheel} {Opcode Velocity} {Params 1,2,3}"),
+                         "R1", p2at)
+    assert bad.kind == "failed"
+
+
+def test_udk_p3at_spawns_the_pioneer_and_p2at_carries_the_manuals_rfid(p2at):
+    assert load_robot("USARBot.P3AT") is p2at and load_robot("usarbot.atrv").class_name == "ATRVJr"
+    assert [s.name for s in p2at.sensors if s.type == "RFID"] == ["RFID"]  # manual §12.1.1

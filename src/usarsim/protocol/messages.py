@@ -38,21 +38,29 @@ GAME_TYPE = "BotDeathMatch"  # what the manual's SimpleUI screenshot shows
 _GROUPED = (rd.RangeReading, rd.EncoderReading, rd.TouchReading)
 
 
-def _time(now: float, stamped: bool) -> float | None:
-    return now if stamped else None
+UDK_TIME_DIGITS = 4  # UDK prints WorldInfo.TimeSeconds with four decimals ({Time 477.7582}); UT2004 two
+
+
+def _era_time(now: float, dialect: str) -> float | g.Fixed:
+    return g.Fixed(now, UDK_TIME_DIGITS) if dialect == "udk" else now
+
+
+def _time(now: float, stamped: bool, dialect: str = "ut2004") -> float | g.Fixed | None:
+    """The Time segment's value of a SEN line (None: not stamped)."""
+    return _era_time(now, dialect) if stamped else None
 
 
 # --------------------------------------------------------------------------- streamed messages
 
 def format_reading(reading: rd.Reading, stamped: bool = False, dialect: str = "ut2004") -> str | None:
     """The line of one reading (None: no protocol message for it, e.g. images, joint states)."""
-    if dialect == "udk":
-        if isinstance(reading, rd.RobotState):
-            return _sta(reading, stamped, dialect)
-        if isinstance(reading, _GROUPED):
-            return _format_single_udk(reading, stamped)
+    stamp = _time(reading.time, stamped, dialect)
+    if isinstance(reading, rd.RobotState):
+        return _sta(reading, stamp, dialect)
+    if dialect == "udk" and isinstance(reading, _GROUPED):
+        return _format_single_udk(reading, stamp)
     fmt = LINE_FORMS.get(type(reading))
-    return fmt(reading, stamped) if fmt else None
+    return fmt(reading, stamp) if fmt else None
 
 
 def format_robot_readings(readings: Iterable[rd.Reading], stamped: Callable[[str], bool] = lambda name: False,
@@ -92,13 +100,12 @@ def format_robot_readings(readings: Iterable[rd.Reading], stamped: Callable[[str
             out.append(entry)
         else:
             members = groups[entry]
-            out.append(_format_group(members, any(stamped(m.sensor) for m in members)))
+            out.append(_format_group(members, _time(members[0].time, any(stamped(m.sensor) for m in members))))
     return out
 
 
-def _format_group(members: list[rd.Reading], stamped: bool) -> str:
+def _format_group(members: list[rd.Reading], when: g.Time) -> str:
     first = members[0]
-    when = _time(first.time, stamped)
     if isinstance(first, rd.RangeReading):
         return g.format_sen_range(first.sensor_type, [(m.sensor, m.range) for m in members], when)  # type: ignore[attr-defined]
     if isinstance(first, rd.EncoderReading):
@@ -106,9 +113,8 @@ def _format_group(members: list[rd.Reading], stamped: bool) -> str:
     return g.format_sen_touch([(m.sensor, m.touched) for m in members], when)  # type: ignore[attr-defined]
 
 
-def _format_single_udk(r: Any, stamped: bool) -> str:
+def _format_single_udk(r: Any, when: g.Time) -> str:
     # UDK: one line per sensor, name and value in segments of their own ({Name F1} {Range 4.4690})
-    when = _time(r.time, stamped)
     if isinstance(r, rd.RangeReading):
         return g.format_sen_udk(r.sensor_type, r.sensor, "Range", r.range, when)
     if isinstance(r, rd.EncoderReading):
@@ -116,23 +122,24 @@ def _format_single_udk(r: Any, stamped: bool) -> str:
     return g.format_sen_udk("Touch", r.sensor, "Touch", bool(r.touched), when)
 
 
-def _sta(r: rd.RobotState, stamped: bool, dialect: str = "ut2004") -> str:
+def _sta(r: rd.RobotState, stamp: g.Time, dialect: str = "ut2004") -> str:
     # Steer angles: core +left, SAE +right. Battery: whole seconds left.
     kwargs: dict[str, Any] = {}
     if r.vehicle_type == "GroundVehicle":
         kwargs = {"front_steer": -r.front_steer, "rear_steer": -r.rear_steer}
     elif r.vehicle_type == "NauticVehicle":  # rudder +left -> SAE +right; stern plane +rise in both
         kwargs = {"stern_plane_angle": r.stern_plane, "rudder_angle": -r.rudder}
-    return g.format_sta(r.vehicle_type, r.time, light_toggle=r.light_on, light_intensity=r.light_intensity,
+    return g.format_sta(r.vehicle_type, _era_time(r.time, dialect), light_toggle=r.light_on,
+                        light_intensity=r.light_intensity,
                         battery=int(r.battery), dialect=dialect, **kwargs)
 
 
-def _missta(r: rd.MissionPackageState, stamped: bool) -> str:
+def _missta(r: rd.MissionPackageState, stamp: g.Time) -> str:
     # Joint values stay in joint space (the robot model's own axes), as MISPKG takes them.
     return g.format_missta(r.time, r.package, zip(r.links, r.values, r.torques))
 
 
-def _scan(r: rd.RangeScan, stamped: bool) -> str:
+def _scan(r: rd.RangeScan, stamp: g.Time) -> str:
     # Decision D9: beam 0 is the rightmost. In FLU the rightmost beam has the smallest angle.
     ranges = list(r.ranges)
     step = r.angle_increment
@@ -142,45 +149,45 @@ def _scan(r: rd.RangeScan, stamped: bool) -> str:
     # The configured FOV: the scan is centred, so it is twice the first beam's angle
     # (FOV/Resolution need not be whole; the beams then stop short of the left edge).
     fov = 2.0 * abs(r.angle_min) if r.angle_min != 0 else step * (len(ranges) - 1)
-    return g.format_sen_range_scanner(r.sensor, step, fov, ranges, _time(r.time, stamped), r.sensor_type)
+    return g.format_sen_range_scanner(r.sensor, step, fov, ranges, stamp, r.sensor_type)
 
 
-def _range(r: rd.RangeReading, stamped: bool) -> str:
-    return g.format_sen_range(r.sensor_type, [(r.sensor, r.range)], _time(r.time, stamped))
+def _range(r: rd.RangeReading, stamp: g.Time) -> str:
+    return g.format_sen_range(r.sensor_type, [(r.sensor, r.range)], stamp)
 
 
-def _odometry(r: rd.OdometryReading, stamped: bool) -> str:
-    return g.format_sen_odometry(r.sensor, (r.x, -r.y, wrap_pi_wire(-r.theta)), _time(r.time, stamped))
+def _odometry(r: rd.OdometryReading, stamp: g.Time) -> str:
+    return g.format_sen_odometry(r.sensor, (r.x, -r.y, wrap_pi_wire(-r.theta)), stamp)
 
 
-def _ins(r: rd.InsReading, stamped: bool) -> str:
+def _ins(r: rd.InsReading, stamp: g.Time) -> str:
     return g.format_sen_ins(r.sensor, to_sae_vector(r.position), to_sae_euler(r.rpy, wrap_2pi_wire),
-                            _time(r.time, stamped))
+                            stamp)
 
 
-def _gps(r: rd.GpsReading, stamped: bool) -> str:
+def _gps(r: rd.GpsReading, stamp: g.Time) -> str:
     return g.format_sen_gps(r.sensor, r.latitude, r.longitude, int(bool(r.fix)), r.satellites,
-                            _time(r.time, stamped))
+                            stamp)
 
 
-def _ground_truth(r: rd.GroundTruthReading, stamped: bool) -> str:
+def _ground_truth(r: rd.GroundTruthReading, stamp: g.Time) -> str:
     rpy = rotations.euler_from_quaternion(r.orientation)
     return g.format_sen_ground_truth(r.sensor, to_sae_vector(r.position), to_sae_euler(rpy),
-                                     _time(r.time, stamped))
+                                     stamp)
 
 
-def _encoder(r: rd.EncoderReading, stamped: bool) -> str:
-    return g.format_sen_encoder([(r.sensor, r.ticks)], _time(r.time, stamped))
+def _encoder(r: rd.EncoderReading, stamp: g.Time) -> str:
+    return g.format_sen_encoder([(r.sensor, r.ticks)], stamp)
 
 
-def _touch(r: rd.TouchReading, stamped: bool) -> str:
-    return g.format_sen_touch([(r.sensor, r.touched)], _time(r.time, stamped))
+def _touch(r: rd.TouchReading, stamp: g.Time) -> str:
+    return g.format_sen_touch([(r.sensor, r.touched)], stamp)
 
 
-def _rfid(r: rd.RfidReading, stamped: bool) -> str:
+def _rfid(r: rd.RfidReading, stamp: g.Time) -> str:
     tags = [g.RfidTag(t.tag_id, _mem(t.memory) if r.memory_read else None,
                       to_sae_vector(t.position) if r.report_location else None) for t in r.tags]
-    return g.format_sen_rfid(r.sensor, tags, _time(r.time, stamped))
+    return g.format_sen_rfid(r.sensor, tags, stamp)
 
 
 def _mem(text: str) -> str:
@@ -189,63 +196,63 @@ def _mem(text: str) -> str:
     return cleaned or "0"
 
 
-def _victim(r: rd.VictimReading, stamped: bool) -> str:
+def _victim(r: rd.VictimReading, stamp: g.Time) -> str:
     return g.format_sen_victim(r.sensor, [(p.part, to_sae_vector(p.position)) for p in r.parts],
-                               _time(r.time, stamped))
+                               stamp)
 
 
-def _human_motion(r: rd.HumanMotionReading, stamped: bool) -> str:
-    return g.format_sen_human_motion(r.sensor, r.probability, _time(r.time, stamped))
+def _human_motion(r: rd.HumanMotionReading, stamp: g.Time) -> str:
+    return g.format_sen_human_motion(r.sensor, r.probability, stamp)
 
 
-def _sound(r: rd.SoundReading, stamped: bool) -> str:
-    return g.format_sen_sound(r.sensor, r.loudness, r.duration, _time(r.time, stamped))
+def _sound(r: rd.SoundReading, stamp: g.Time) -> str:
+    return g.format_sen_sound(r.sensor, r.loudness, r.duration, stamp)
 
 
-def _range3d(r: rd.PointCloudReading, stamped: bool) -> str:
+def _range3d(r: rd.PointCloudReading, stamp: g.Time) -> str:
     # Extension D12. Rows top to bottom are kept; within a row the FLU order (right to
     # left for increasing angle) matches the 2-D scanner's beam-0-rightmost rule.
     return g.format_sen_range_scanner_3d(r.sensor, (r.horizontal_resolution, r.vertical_resolution),
-                                         (r.horizontal_fov, r.vertical_fov), r.ranges, _time(r.time, stamped))
+                                         (r.horizontal_fov, r.vertical_fov), r.ranges, stamp)
 
 
 # The motion sensors below have no form in the manual; names follow the UDK USARSim clients
 # (AcceleroMeter with ProperAcceleration, AngularVel) where they exist (docs/sensors.md).
-def _depth(r: rd.DepthReading, stamped: bool) -> str:
-    return g.format_sen_depth(r.sensor, r.depth, _time(r.time, stamped))
+def _depth(r: rd.DepthReading, stamp: g.Time) -> str:
+    return g.format_sen_depth(r.sensor, r.depth, stamp)
 
 
-def _compass(r: rd.CompassReading, stamped: bool) -> str:
+def _compass(r: rd.CompassReading, stamp: g.Time) -> str:
     # heading is clockwise from magnetic north in both frames; the field goes out in SAE axes and in
     # microtesla, so the wire's four decimals carry it (the Earth's field is 25-65 uT, 0.0000 T)
     field = tuple(MICROTESLA * b for b in to_sae_vector(r.magnetic_field))
-    return g.format_sen_compass(r.sensor, wrap_2pi_wire(r.heading), field, _time(r.time, stamped))
+    return g.format_sen_compass(r.sensor, wrap_2pi_wire(r.heading), field, stamp)
 
 
 MICROTESLA = 1e6  # wire unit of the Compass field per tesla
 
 
-def _accelerometer(r: rd.AccelerometerReading, stamped: bool) -> str:
+def _accelerometer(r: rd.AccelerometerReading, stamp: g.Time) -> str:
     return g.format_sen_vector("AcceleroMeter", "ProperAcceleration", r.sensor, to_sae_vector(r.linear_acceleration),
-                               _time(r.time, stamped))
+                               stamp)
 
 
-def _gyroscope(r: rd.GyroscopeReading, stamped: bool) -> str:
+def _gyroscope(r: rd.GyroscopeReading, stamp: g.Time) -> str:
     return g.format_sen_vector("Gyroscope", "AngularVel", r.sensor, to_sae_vector(r.angular_velocity),
-                               _time(r.time, stamped))
+                               stamp)
 
 
-def _velocimeter(r: rd.VelocimeterReading, stamped: bool) -> str:
+def _velocimeter(r: rd.VelocimeterReading, stamp: g.Time) -> str:
     return g.format_sen_vector("Velocimeter", "Velocity", r.sensor, to_sae_vector(r.linear_velocity),
-                               _time(r.time, stamped))
+                               stamp)
 
 
-def _inclinometer(r: rd.InclinometerReading, stamped: bool) -> str:
+def _inclinometer(r: rd.InclinometerReading, stamp: g.Time) -> str:
     roll, pitch, _ = to_sae_euler((r.roll, r.pitch, 0.0))
-    return g.format_sen_inclinometer(r.sensor, roll, pitch, _time(r.time, stamped))
+    return g.format_sen_inclinometer(r.sensor, roll, pitch, stamp)
 
 
-def _lost(r: rd.RobotLost, stamped: bool) -> str:
+def _lost(r: rd.RobotLost, stamp: g.Time) -> str:
     # USARSim has no message for this; the ERR extension tells the client, which may INIT again
     return g.format_err("INIT", f"robot {r.robot} fell out of the world (more than {FALL_LIMIT:g} m below the "
                                 f"lowest floor) and was removed; send INIT again")
@@ -253,7 +260,7 @@ def _lost(r: rd.RobotLost, stamped: bool) -> str:
 
 # The protocol's one record per reading type: its line formatter, or None where the protocol
 # carries it another way (say which). Front-door conformance: test/test_front_doors.py.
-LINE_FORMS: dict[type, Callable[[Any, bool], str] | None] = {
+LINE_FORMS: dict[type, Callable[[Any, g.Time], str] | None] = {
     rd.RobotLost: _lost,
     rd.RobotState: _sta,
     rd.MissionPackageState: _missta,
