@@ -349,7 +349,7 @@ def format_sen_depth(name: str, depth: Num, time: Time = None) -> str:
 
 
 def format_sen_compass(name: str, heading: Num, field: Vec, time: Time = None) -> str:
-    """Extension: ``SEN {Type Compass} {Name n} {Heading h} {Field x,y,z}`` (rad from magnetic north, tesla)."""
+    """Extension: ``SEN {Type Compass} {Name n} {Heading h} {Field x,y,z}`` (rad from magnetic north, microtesla)."""
     return _sen("Compass", time, [("Name", name), ("Heading", heading), ("Field", _vec3(field))])
 
 
