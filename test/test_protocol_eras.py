@@ -87,36 +87,33 @@ class Era(threading.Thread):
     def sen(self, sensor_type: str) -> str:
         return self.client.wait(lambda l: l.startswith("SEN ") and "{Type " + sensor_type + "}" in l)
 
+    def ask(self, key: str, query: str) -> None:
+        """Send GETGEO/GETCONF and keep its reply (or the ERR that came instead)."""
+        self.client.send(query + "\r\n")
+        self.seen[key] = self.client.reply(query.split(" ", 1)[0][3:])
+
+    def begin(self, init: str) -> None:
+        """Connect, spawn, and ask for the laser's geometry and configuration, as a driver does first."""
+        assert self.client.line().startswith("NFO {Gametype")
+        self.client.init(init)
+        self.ask("geo", "GETGEO {Type RangeScanner}")
+        self.ask("conf", "GETCONF {Type RangeScanner}")
+
 
 def ut2004_exchange(era: Era) -> None:
-    c = era.client
-    assert c.line().startswith("NFO {Gametype")
-    c.init("INIT {ClassName USARBot.P2AT} {Name Old} {Location 4.5,1.9,1.8}")
-    c.send("GETGEO {Type RangeScanner}\r\n")
-    era.seen["geo"] = c.reply("GEO")
-    c.send("GETCONF {Type RangeScanner}\r\n")
-    era.seen["conf"] = c.reply("CONF")
-    c.send("DRIVE {Name LeftFWheel} {Order 1} {Value 0.175}\r\n")  # the manual's §9.4 example
-    c.send("GETCONF {Type Robot}\r\n")
-    era.seen["after drive"] = c.reply("CONF")  # an ERR for the DRIVE would come first
-    era.seen["sta"] = c.wait(lambda l: l.startswith("STA "))
+    era.begin("INIT {ClassName USARBot.P2AT} {Name Old} {Location 4.5,1.9,1.8}")
+    era.client.send("DRIVE {Name LeftFWheel} {Order 1} {Value 0.175}\r\n")  # the manual's §9.4 example
+    era.ask("after drive", "GETCONF {Type Robot}")  # an ERR for the DRIVE would come first
+    era.seen["sta"] = era.client.wait(lambda l: l.startswith("STA "))
     era.seen["truth"] = era.sen("GroundTruth")
 
 
 def udk_exchange(era: Era) -> None:
-    c = era.client
-    assert c.line().startswith("NFO {Gametype")
-    c.init("INIT {ClassName USARBot.P3AT} {Name Agent} {Start Start2}")
-    c.send("GETGEO {Type RangeScanner}\r\n")
-    era.seen["geo"] = c.reply("GEO")
-    c.send("GETCONF {Type RangeScanner}\r\n")
-    era.seen["conf"] = c.reply("CONF")
-    c.send("GETCONF {Type Robot}\r\n")
-    era.seen["robot"] = c.reply("CONF")
-    era.seen["sta"] = c.wait(lambda l: l.startswith("STA "))
-    era.seen["truth"] = era.sen("GroundTruth")
-    era.seen["scan"] = era.sen("RangeScanner")
-    era.seen["ins"] = era.sen("INS")
+    era.begin("INIT {ClassName USARBot.P3AT} {Name Agent} {Start Start2}")
+    era.ask("robot", "GETCONF {Type Robot}")
+    era.seen["sta"] = era.client.wait(lambda l: l.startswith("STA "))
+    for key, sensor_type in (("truth", "GroundTruth"), ("scan", "RangeScanner"), ("ins", "INS")):
+        era.seen[key] = era.sen(sensor_type)
 
 
 @pytest.fixture(scope="module")
