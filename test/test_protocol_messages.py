@@ -298,3 +298,12 @@ def test_set_joint_second_parameter_steers_a_steerable_wheel(p2at):
 def test_udk_p3at_spawns_the_pioneer_and_p2at_carries_the_manuals_rfid(p2at):
     assert load_robot("USARBot.P3AT") is p2at and load_robot("usarbot.atrv").class_name == "ATRVJr"
     assert [s.name for s in p2at.sensors if s.type == "RFID"] == ["RFID"]  # manual §12.1.1
+
+
+def test_devices_answer_to_the_manual_and_udk_names(p2at):
+    robot = type("R", (), {"spec": p2at, "name": "R1", "sensors": [], "effecters": {}})()
+    # GETGEO {Type RangeScanner} {Name Scanner1} (the manual's) or {Name lms200} (UDK P3AT's) find the laser
+    for asked in ("Scanner1", "LMS200"):
+        assert g.parse_message(pm.geo_reply(robot, "RangeScanner", asked)).get("Name") == "Scanner"
+    req = pc.set_request(g.parse_command("SET {Type GroundTruth} {Name GndTruth} {Opcode RESET}"), "R1", p2at)
+    assert req.commands[0].device == "GroundTruth"

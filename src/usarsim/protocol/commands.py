@@ -227,7 +227,7 @@ class SetRequest:
 
 def _device_name(spec: RobotSpec, set_type: str, name: str | None) -> str | None:
     if name is not None:
-        return name
+        return spec.model_device(name)
     for s in spec.sensors:
         if s.type.lower() == set_type.lower():
             return s.name

@@ -573,6 +573,7 @@ def geo_reply(robot: "Robot", item_type: str, name: str | None = None, dialect: 
     """The GEO line answering ``GETGEO {Type item_type} [{Name name}]`` (``spec``: the robot as its
     client named it, default its own)."""
     spec = spec or robot.spec
+    name = spec.model_device(name) if name else None
     line = _for_item_type(spec, item_type, robot=lambda: geo_robot(spec, robot.name, dialect),
                           mispkg=lambda: geo_mispkg(spec, name),
                           effecter=lambda: geo_effecters(spec, robot.name, name, dialect, item_type),
@@ -595,6 +596,7 @@ def conf_reply(robot: "Robot", item_type: str, name: str | None = None, dialect:
                spec: "RobotSpec | None" = None) -> str:
     """The CONF line answering ``GETCONF {Type item_type} [{Name name}]``, with live values (camera FOV)."""
     spec = spec or robot.spec
+    name = spec.model_device(name) if name else None
 
     def effecters() -> str | None:
         opcodes = {e.name: dict(getattr(e, "opcodes", {})) for e in robot.effecters.values()}

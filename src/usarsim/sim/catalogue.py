@@ -168,18 +168,20 @@ class RobotSpec:
     sensors: list[SensorSpec] = field(default_factory=list)
     effecters: list[EffecterSpec] = field(default_factory=list)
     ground_truth: bool = True
-    # Joint names of the manual's USARBot.ini (and of the UDK class this one stands for) -> the
-    # model's joint: DRIVE {Name LeftFWheel} works as in the manual's §9.4.
+    # Names of the manual's USARBot.ini (and of the UDK class this one stands for) -> the model's
+    # joint, or this robot's sensor or effecter: DRIVE {Name LeftFWheel} works as in the manual's §9.4.
     joint_names: dict[str, str] = field(default_factory=dict)
+    device_names: dict[str, str] = field(default_factory=dict)
     notes: str = ""
     source: str = ""
 
     def model_joint(self, name: str) -> str:
         """The model's joint for a protocol joint name (a manual name, any case), else ``name`` itself."""
-        for wire, joint in self.joint_names.items():
-            if wire.lower() == name.lower():
-                return joint
-        return name
+        return _known_as(self.joint_names, name)
+
+    def model_device(self, name: str) -> str:
+        """This robot's sensor or effecter for a protocol device name (a manual name, any case), else ``name``."""
+        return _known_as(self.device_names, name)
 
     def knuckle(self, wheel_joint: str) -> str | None:
         """The revolute joint that steers a wheel (its parent link's), None for a wheel that cannot steer."""
@@ -201,10 +203,19 @@ class RobotSpec:
         unknown = sorted(j for j in self.joint_names.values() if j not in model_joints)
         if unknown:
             raise ValueError(f"joint_names map to joints the model lacks: {', '.join(unknown)}")
+        devices = set(names) | {e.name for e in self.effecters}
+        unknown = sorted(d for d in self.device_names.values() if d not in devices)
+        if unknown:
+            raise ValueError(f"device_names map to devices the robot lacks: {', '.join(unknown)}")
         for value, what in ((self.mass, "mass"), (self.battery_life, "battery_life"), (self.msg_period, "msg_period"),
                             (min(self.dimensions), "each of dimensions")):
             if value <= 0:
                 raise ValueError(f"{what} must be positive, got {value}")
+
+
+def _known_as(names: dict[str, str], name: str) -> str:
+    # protocol names are case-insensitive, as USARSim's Item.IsName compares them
+    return next((ours for known, ours in names.items() if known.lower() == name.lower()), name)
 
 
 @dataclass
