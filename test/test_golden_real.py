@@ -60,18 +60,18 @@ def _lines(readings, dialect):
 SAME_FORM = [
     # ---------------------------------------------------------------- UT2004
     ("ut2004", "[M] §9 GEO", "GEO {Type RangeScanner} {Name Scanner1 Location 0.1439,0.0000,-0.0920 "
-     "Orientation 0.0000,0.0000,0.0000 Mount HARD}", lambda: pm.geo_sensors(P2AT, "R1", "RangeScanner")),
+     "Orientation 0.0000,0.0000,0.0000 Mount HARD}", lambda: pm.geo_sensors(P2AT, "RangeScanner")),
     ("ut2004", "[RI] GEO Sonar", "GEO {Type Sonar} {Name F2 Location 0.1850,-0.1150,0.0000 "
-     "Orientation 0.0000,0.0000,-0.8727 Mount HARD}", lambda: pm.geo_sensors(P2AT, "R1", "Sonar", "F2")),
+     "Orientation 0.0000,0.0000,-0.8727 Mount HARD}", lambda: pm.geo_sensors(P2AT, "Sonar", "F2")),
     ("ut2004", "[RI] GEO GPS", "GEO {Type GPS} {Name GPS Location 0.0000,0.0000,0.0000 "
-     "Orientation 0.0000,-0.0000,0.0000 Mount HARD}", lambda: pm.geo_sensors(P2AT, "R1", "GPS")),
+     "Orientation 0.0000,-0.0000,0.0000 Mount HARD}", lambda: pm.geo_sensors(P2AT, "GPS")),
     ("ut2004", "[RI] GEO INS", "GEO {Type INS} {Name INS Location 0.0000,0.0000,0.0000 "
-     "Orientation 0.0000,-0.0000,0.0000 Mount HARD}", lambda: pm.geo_sensors(P2AT, "R1", "INS")),
+     "Orientation 0.0000,-0.0000,0.0000 Mount HARD}", lambda: pm.geo_sensors(P2AT, "INS")),
     ("ut2004", "[RI] GEO GroundTruth", "GEO {Type GroundTruth} {Name GroundTruth Location 0.0000,0.0000,0.0000 "
-     "Orientation 0.0000,0.0000,0.0000 Mount HARD}", lambda: pm.geo_sensors(P2AT, "R1", "GroundTruth")),
+     "Orientation 0.0000,0.0000,0.0000 Mount HARD}", lambda: pm.geo_sensors(P2AT, "GroundTruth")),
     ("ut2004", "[RI] GEO VictSensor", "GEO {Type VictSensor} {Name VictSensor Location 0.0600,0.0000,-0.0087 "
      "Orientation 0.0000,0.0000,0.0000 Mount CameraPanTilt_Link2}",
-     lambda: pm.geo_sensors(load_robot("RescueP2AT"), "R1", "VictSensor")),
+     lambda: pm.geo_sensors(load_robot("RescueP2AT"), "VictSensor")),
     ("ut2004", "[RI] CONF RangeScanner", "CONF {Type RangeScanner} {Name Scanner1} {MaxRange 20.0000} "
      "{MinRange 0.1000} {Resolution 0.0174} {Fov 3.1415} {Paning True} {Tilting False}",
      lambda: pm.conf_sensors(P2AT, "RangeScanner")),
@@ -103,12 +103,12 @@ SAME_FORM = [
      lambda: pm.nfo_game("DM-USAR_yellow")),
     # ---------------------------------------------------------------- UDK
     ("udk", "[FX] GEO RangeScanner", "GEO {Type RangeScanner} {Name lms200} {Location 0.21,-0.00,-0.20} "
-     "{Orientation 0.00,-0.00,-0.00}{Mount P3AT}", lambda: pm.geo_sensors(P3AT, "R1", "RangeScanner", dialect="udk")),
+     "{Orientation 0.00,-0.00,-0.00}{Mount P3AT}", lambda: pm.geo_sensors(P3AT, "RangeScanner", dialect="udk")),
     ("udk", "[FX] GEO INS", "GEO {Type INS} {Name InsTest} {Location -0.00,-0.00,-0.20} "
-     "{Orientation 0.00,-0.00,-0.00}{Mount P3AT}", lambda: pm.geo_sensors(P3AT, "R1", "INS", dialect="udk")),
+     "{Orientation 0.00,-0.00,-0.00}{Mount P3AT}", lambda: pm.geo_sensors(P3AT, "INS", dialect="udk")),
     ("udk", "[UDK] Sensor.GetGeoData on a mission package", "GEO {Type Camera} {Name Camera} "
      "{Location 0.03,0.00,0.00} {Orientation 0.00,0.00,0.00}{Mount CameraPanTilt}{MountLink 2}",
-     lambda: pm.geo_sensors(P3AT, "R1", "Camera", dialect="udk")),
+     lambda: pm.geo_sensors(P3AT, "Camera", dialect="udk")),
     ("udk", "[FX] CONF RangeScanner", "CONF {Type RangeScanner} {Name lms200} {MaxRange 20.0000} {MinRange 0.1000} "
      "{Resolution 0.0174} {Fov 3.1414} {Panning True} {Tilting False}",
      lambda: pm.conf_sensors(P3AT, "RangeScanner", dialect="udk")),
@@ -197,7 +197,7 @@ def _scanner(max_range, min_range, resolution, fov, name):
     import dataclasses
     scanner = next(s for s in P2AT.sensors if s.type == "RangeScanner")
     params = dict(scanner.params, max_range=max_range, min_range=min_range, resolution=resolution, fov=fov)
-    return dataclasses.replace(P2AT, sensors=[dataclasses.replace(scanner, name=name, params=params)])
+    return dataclasses.replace(P2AT, sensors=[dataclasses.replace(scanner, name=name, params=params)], device_names={})
 
 
 @pytest.mark.parametrize("golden, make", BYTE_EXACT, ids=[l[:48] for l, _ in BYTE_EXACT])
@@ -207,8 +207,8 @@ def test_real_lines_byte_for_byte(golden, make):
 
 def test_mount_names_the_chassis_as_each_era_does():
     # [M]/[RI] Mount HARD; [UDK] String(Platform.Class), which the transcript shows as P3AT
-    assert g.parse_message(pm.geo_sensors(P2AT, "R1", "INS")).get("Mount") == "HARD"
-    assert g.parse_message(pm.geo_sensors(P3AT, "R1", "INS", dialect="udk")).get("Mount") == "P3AT"
+    assert g.parse_message(pm.geo_sensors(P2AT, "INS")).get("Mount") == "HARD"
+    assert g.parse_message(pm.geo_sensors(P3AT, "INS", dialect="udk")).get("Mount") == "P3AT"
 
 
 @pytest.mark.parametrize("sensor_type, stamped", [
@@ -244,13 +244,13 @@ def _with_motion():
     import dataclasses
 
     from usarsim.sim.catalogue import SensorSpec
-    return dataclasses.replace(P2AT, sensors=[SensorSpec(type="HumanMotion", name="Motion")])
+    return dataclasses.replace(P2AT, sensors=[SensorSpec(type="HumanMotion", name="Motion")], device_names={})
 
 
 def test_effecter_geo_reports_where_it_acts():
     talon = load_robot("Talon")
-    geo = g.parse_message(pm.geo_effecters(talon, "T1"))
+    geo = g.parse_message(pm.geo_effecters(talon))
     # between the fingers, on the arm's last link (not the chassis origin)
     assert geo.get("Mount") == "TalonArm_Link3" and geo.get_vector("Location") == pytest.approx((0.05, 0.0, 0.0))
-    udk = g.parse_message(pm.geo_effecters(talon, "T1", dialect="udk"))
+    udk = g.parse_message(pm.geo_effecters(talon, dialect="udk"))
     assert (udk.get("Mount"), udk.get_int("MountLink")) == ("TalonArm", 3)

@@ -121,11 +121,11 @@ def test_geo_conf_of_p2at(p2at):
     geo = _msg(pm.geo_robot(p2at, "R1"))
     assert geo.get("Type") == "GroundVehicle"
     assert geo.get_float("WheelSeparation") == pytest.approx(0.415)
-    sonar = _msg(pm.geo_sensors(p2at, "R1", "Sonar", "F1"))
+    sonar = _msg(pm.geo_sensors(p2at, "Sonar", "F1"))
     assert sonar.get("Mount") == "HARD"  # the chassis, as USARSim 3.x names it
     assert sonar.get_vector("Location") == pytest.approx((0.145, -0.13, -0.10))
     assert sonar.get_vector("Orientation")[2] == pytest.approx(-1.5708, abs=1e-4)  # left in FLU = -yaw in SAE
-    assert pm.geo_sensors(p2at, "R1", "Touch") is None
+    assert pm.geo_sensors(p2at, "Touch") is None
     conf = _msg(pm.conf_robot(p2at, "R1"))
     assert conf.get("SteeringType") == "SkidSteered" and conf.get_float("MaxSpeed") == pytest.approx(6.4)
     mis = _msg(pm.conf_mispkg(p2at))

@@ -401,15 +401,14 @@ def _geo_item(spec: "RobotSpec", name: str, mount: Any, dialect: str) -> g.GeoIt
     return g.GeoItem(name, to_sae_vector(mount.xyz), to_sae_euler(mount.rpy), *_mount(spec, mount.parent, dialect))
 
 
-def geo_sensors(spec: "RobotSpec", robot: str, sensor_type: str, name: str | None = None,
-                dialect: str = "ut2004") -> str | None:
+def geo_sensors(spec: "RobotSpec", sensor_type: str, name: str | None = None, dialect: str = "ut2004") -> str | None:
     """GEO of the robot's sensors of a type (each one's Location, Orientation, Mount), in the era's form."""
     items = [_geo_item(spec, s.name, s.mount, dialect) for s in spec.sensors
              if s.type == sensor_type and (name is None or s.name == name)]
     return g.format_geo_sensors(sensor_type, items, dialect) if items else None
 
 
-def geo_effecters(spec: "RobotSpec", robot: str, name: str | None = None, dialect: str = "ut2004",
+def geo_effecters(spec: "RobotSpec", name: str | None = None, dialect: str = "ut2004",
                   item_type: str = "Effecter") -> str | None:
     """GEO of the robot's effecters (all, or those of ``item_type``): where each acts (its mount)."""
     items = [_geo_item(spec, e.name, e.mount, dialect) for e in spec.effecters
@@ -576,8 +575,8 @@ def geo_reply(robot: "Robot", item_type: str, name: str | None = None, dialect: 
     name = spec.model_device(name) if name else None
     line = _for_item_type(spec, item_type, robot=lambda: geo_robot(spec, robot.name, dialect),
                           mispkg=lambda: geo_mispkg(spec, name),
-                          effecter=lambda: geo_effecters(spec, robot.name, name, dialect, item_type),
-                          sensor=lambda: geo_sensors(spec, robot.name, item_type, name, dialect))
+                          effecter=lambda: geo_effecters(spec, name, dialect, item_type),
+                          sensor=lambda: geo_sensors(spec, item_type, name, dialect))
     return line or _empty("GEO", item_type)
 
 
