@@ -254,3 +254,11 @@ def test_effecter_geo_reports_where_it_acts():
     assert geo.get("Mount") == "TalonArm_Link3" and geo.get_vector("Location") == pytest.approx((0.05, 0.0, 0.0))
     udk = g.parse_message(pm.geo_effecters(talon, dialect="udk"))
     assert (udk.get("Mount"), udk.get_int("MountLink")) == ("TalonArm", 3)
+
+
+def test_missta_head_and_time_in_each_era():
+    # [M] MISSTA {Time t} {Name p} {Link i} {Value v} {Torque q}; [UDK] Actuator.GetMisPkgHead, timed as SEN are
+    state = rd.MissionPackageState(package="CameraPanTilt", links=(1,), values=(0.1,), torques=(0.0,),
+                                   **dict(H, sensor="CameraPanTilt"))
+    assert pm.format_reading(state) == "MISSTA {Time 477.76} {Name CameraPanTilt} {Link 1} {Value 0.1000} {Torque 0.0000}\r\n"
+    assert pm.format_reading(state, dialect="udk").startswith("MISSTA {Time 477.7582} {Name CameraPanTilt} {Link 1}")

@@ -57,6 +57,8 @@ def format_reading(reading: rd.Reading, stamped: bool = False, dialect: str = "u
     stamp = _time(reading.time, stamped, dialect)
     if isinstance(reading, rd.RobotState):
         return _sta(reading, stamp, dialect)
+    if isinstance(reading, rd.MissionPackageState):  # always timed, in the era's digits
+        return _missta(reading, _era_time(reading.time, dialect))
     if dialect == "udk" and isinstance(reading, _GROUPED):
         return _format_single_udk(reading, stamp)
     fmt = LINE_FORMS.get(type(reading))
@@ -136,7 +138,7 @@ def _sta(r: rd.RobotState, stamp: g.Time, dialect: str = "ut2004") -> str:
 
 def _missta(r: rd.MissionPackageState, stamp: g.Time) -> str:
     # Joint values stay in joint space (the robot model's own axes), as MISPKG takes them.
-    return g.format_missta(r.time, r.package, zip(r.links, r.values, r.torques))
+    return g.format_missta(r.time if stamp is None else stamp, r.package, zip(r.links, r.values, r.torques))
 
 
 def _scan(r: rd.RangeScan, stamp: g.Time) -> str:
