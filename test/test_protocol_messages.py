@@ -307,3 +307,10 @@ def test_devices_answer_to_the_manual_and_udk_names(p2at):
         assert g.parse_message(pm.geo_reply(robot, "RangeScanner", asked)).get("Name") == "Scanner"
     req = pc.set_request(g.parse_command("SET {Type GroundTruth} {Name GndTruth} {Opcode RESET}"), "R1", p2at)
     assert req.commands[0].device == "GroundTruth"
+
+
+def test_a_flipper_carrying_wheels_is_no_steering_knuckle():
+    kenaf = load_robot("Kenaf")
+    wheel = next(w.joint for w in kenaf.body.wheels if w.parent != "base_link")
+    assert kenaf.knuckle(wheel) is None  # the flipper turns about y: SET Joint's p2 must not swing it
+    assert load_robot("Lisa").knuckle("wheel0_joint") == "steer0_joint"

@@ -184,10 +184,13 @@ class RobotSpec:
         return _known_as(self.device_names, name)
 
     def knuckle(self, wheel_joint: str) -> str | None:
-        """The revolute joint that steers a wheel (its parent link's), None for a wheel that cannot steer."""
+        """The joint that steers a wheel: its parent link's, revolute about the vertical (a flipper that
+        carries wheels turns about y and steers nothing); None for a wheel that cannot steer."""
         wheel = next((w for w in self.body.wheels if w.joint == wheel_joint), None)
         parent = next((link for link in self.body.links if wheel is not None and link.name == wheel.parent), None)
-        return parent.joint_name if parent is not None and parent.joint_type == "revolute" else None
+        if parent is None or parent.joint_type != "revolute" or abs(parent.axis[2]) < 0.99:
+            return None
+        return parent.joint_name
 
     @property
     def urdf_path(self) -> Path:

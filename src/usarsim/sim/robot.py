@@ -355,7 +355,7 @@ class Robot:
         raise CommandError(f"robot '{self.name}' has no joint '{key}' (joints: {', '.join(known) or 'none'})")
 
     def steer_joint(self, joint: str) -> str:
-        """The joint that steers ``joint``: a wheel's knuckle (its parent link's revolute joint), else itself."""
+        """The joint that steers ``joint``: a wheel's knuckle (RobotSpec.knuckle), else itself."""
         return self.spec.knuckle(joint) or joint
 
     def moving_joints(self) -> list[tuple[str, int]]:
