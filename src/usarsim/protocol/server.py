@@ -386,7 +386,9 @@ class ProtocolServer:
     only while some client controls a robot and every client that is reading
     has been sent everything, and returns. With
     ``image_port`` (default 5003; None: none; 0: a free port) the image server
-    is started next to it, and :attr:`image_port` then holds its bound port.
+    is started next to it, and :attr:`image_port` then holds its bound port. ``dialect``: ``auto``
+    gives each connection the wire forms of the USARSim generation its INIT shows
+    (:mod:`usarsim.protocol.dialect`), ``ut2004`` or ``udk`` forces one for all.
     """
 
     def __init__(self, sim: "Simulator", host: str = "127.0.0.1", port: int = DEFAULT_PORT,
