@@ -11,6 +11,7 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from real_fixtures import UDK_SAMPLE, fixture  # noqa: E402
 from usarsim.protocol.grammar import (  # noqa: E402
     MAX_LINE_LENGTH, Camera, CameraFov, ConfLink, Drive, EffecterOpcode, Fixed, GeoItem, GeoLink,
     GetConf, GetGeo, GetStartPoses, Init, Line, Message, MisPkg, MisPkgLink, MultiDrive,
@@ -27,7 +28,7 @@ from usarsim.protocol.grammar import (  # noqa: E402
     parse_gps_coordinate, parse_int, parse_line, parse_message, parse_vector,
 )
 
-FIXTURE = Path("/work/shared/spec/fixtures/usarsim-udk-sample.txt")
+FIXTURE = fixture(UDK_SAMPLE)
 
 
 # --------------------------------------------------------------------------- lexing
@@ -470,11 +471,11 @@ GOLDEN_MESSAGES = [
      lambda: format_geo_vehicle("GroundVehicle", "ATRVJr", (0.7744, 0.6318, 0.5754),
                                 (0.0, 0.0, 0.1), wheel_radius=0.1922, wheel_separation=0.512,
                                 wheelbase=0.388)),
-    # one segment per field, as USARSim's Sensor.GetGeoData sends them
-    (41, "GEO {Type Camera} {Name Camera} {Location 0.0820,0.0002,0.0613} "
-         "{Orientation 0.0000,0.0000,0.0000} {Mount CameraTilt}",
+    # USARSim 3.x: one segment per sensor (the manual's §9 grammar)
+    (41, "GEO {Type Camera} {Name Camera Location 0.0820,0.0002,0.0613 "
+         "Orientation 0.0000,0.0000,0.0000 Mount CameraPanTilt_Link2}",
      lambda: format_geo_sensors("Camera", [GeoItem("Camera", (0.082, 0.0002, 0.0613),
-                                                   (0.0, 0.0, 0.0), "CameraTilt")])),
+                                                   (0.0, 0.0, 0.0), "CameraPanTilt_Link2")])),
     (42, "GEO {Type MisPkg} {Name CameraPanTilt} {Link 1} {ParentLink -1} "
          "{Location 0.1239,0.0000,0.2036} {Orientation 3.1415,0.0000,0.0000} {Link 2} "
          "{ParentLink 1} {Location 0.0000,0.0000,0.0599} {Orientation 1.5707,0.0000,0.0000}",
@@ -486,9 +487,9 @@ GOLDEN_MESSAGES = [
      lambda: format_conf_vehicle("GroundVehicle", "ATRVJr", "SkidSteered", 50.0,
                                  max_speed=2.0943, max_torque=60.0, max_front_steer=0.0,
                                  max_rear_steer=0.0)),
-    (44, "CONF {Type Camera} {CameraDefFov 0.8727} {CameraMinFov 0.3491} "
+    (44, "CONF {Type Camera} {Name Camera} {CameraDefFov 0.8727} {CameraMinFov 0.3491} "
          "{CameraMaxFov 2.0943} {CameraFov 0.8726}",
-     lambda: format_conf_sensors("Camera", [(None, [("CameraDefFov", 0.8727),
+     lambda: format_conf_sensors("Camera", [("Camera", [("CameraDefFov", 0.8727),
                                                     ("CameraMinFov", 0.3491),
                                                     ("CameraMaxFov", 2.0943),
                                                     ("CameraFov", 0.8726)])])),
@@ -674,9 +675,12 @@ def test_sen_formatters_with_time_and_extensions():
 
 
 def test_geo_conf_res_extras():
-    assert format_geo_effecters([("Gripper", (0.5, 0, 0), (0, 0, 0), "R1")]) == \
+    assert format_geo_effecters([("Gripper", (0.5, 0, 0), (0, 0, 0), "HARD")]) == \
+        ("GEO {Type Effecter} {Name Gripper Location 0.5000,0.0000,0.0000 "
+         "Orientation 0.0000,0.0000,0.0000 Mount HARD}\r\n")
+    assert format_geo_effecters([("Gripper", (0.5, 0, 0), (0, 0, 0), "TalonArm", 3)], "udk") == \
         ("GEO {Type Effecter} {Name Gripper} {Location 0.5000,0.0000,0.0000} "
-         "{Orientation 0.0000,0.0000,0.0000} {Mount R1}\r\n")
+         "{Orientation 0.0000,0.0000,0.0000}{Mount TalonArm}{MountLink 3}\r\n")
     assert format_geo_vehicle("AerialVehicle", "AirRobot", (0.999, 0.999, 0.194), (0, 0, 0)) == \
         ("GEO {Type AerialVehicle} {Name AirRobot} {Dimensions 0.9990,0.9990,0.1940} "
          "{COG 0.0000,0.0000,0.0000}\r\n")
@@ -711,7 +715,7 @@ def test_format_err_sanitises():
 # --------------------------------------------------------------------------- real-world lines
 
 def test_udk_sample_lines_parse():
-    if not FIXTURE.exists():
+    if FIXTURE is None:
         pytest.skip("shared fixtures not available")
     lines = [ln for ln in FIXTURE.read_text().splitlines() if ln and not ln.startswith("#")]
     assert len(lines) > 30

@@ -322,6 +322,9 @@ def test_sen_pose_sensors_round_trip(sensor, location, orientation, time, kind):
        times)
 def test_sen_gps_round_trips_within_printed_precision(sensor, lat, lon, fix, sats, time):
     msg = parse_message(format_sen_gps(sensor, lat, lon, fix, sats, time))
+    if not fix:  # no fix, no position (GPSSensor.GetData)
+        assert msg.get("Latitude") is None and msg.get("Longitude") is None
+        return
     back_lat, back_lon = decode_gps(msg)
     # 4 decimals of a minute = 1/600000 degree; half of that is the rounding error.
     assert abs(back_lat - lat) <= 1e-6 and abs(back_lon - lon) <= 1e-6
@@ -381,12 +384,14 @@ def test_geo_vehicle_round_trips(vtype, robot, dims, cog, radius, sep, base):
 
 
 @FAST
-@given(word, st.lists(st.builds(GeoItem, word, vec3, vec3, word), max_size=4))
-def test_geo_sensors_round_trip(kind, items):
-    msg = parse_message(format_geo_sensors(kind, items))
+@given(word, st.lists(st.builds(GeoItem, word, vec3, vec3, word, maybe(st.integers(1, 9))), max_size=4),
+       st.sampled_from(["ut2004", "udk"]))
+def test_geo_sensors_round_trip(kind, items, dialect):
+    msg = parse_message(format_geo_sensors(kind, items, dialect))
     back = [GeoItem(g.get("Name"), g.get_vector("Location"), g.get_vector("Orientation"),
-                    g.get("Mount")) for g in (Line("", grp) for grp in msg.groups("Name"))]
-    assert back == items
+                    g.get("Mount"), g.get_int("MountLink")) for g in (Line("", grp) for grp in msg.groups("Name"))]
+    # UT2004 has no MountLink: the link is part of the mount's name there
+    assert back == [item._replace(mount_link=None) if dialect == "ut2004" else item for item in items]
 
 
 @FAST
@@ -414,12 +419,12 @@ def test_conf_vehicle_round_trips(vtype, robot, steering, mass, speed, torque, r
 
 
 @FAST
-@given(word, st.lists(st.tuples(maybe(word), st.lists(st.tuples(name.filter(
-    lambda n: n != "Name"), num4), max_size=3)), max_size=3))
-def test_conf_sensors_round_trip(kind, sensors):
-    msg = parse_message(format_conf_sensors(kind, sensors))
+@given(word, st.lists(st.tuples(word, st.lists(st.tuples(name.filter(
+    lambda n: n != "Name"), num4), max_size=3)), max_size=3), st.booleans())
+def test_conf_sensors_round_trip(kind, sensors, tight):
+    msg = parse_message(format_conf_sensors(kind, sensors, tight))
     assert msg.kind == kind
-    expected = [p for nm, fs in sensors for p in ([("Name", nm)] if nm else []) + fs]
+    expected = [p for nm, fs in sensors for p in [("Name", nm)] + fs]
     assert list(msg.pairs[1:]) == [(n, v if isinstance(v, str) else f"{v:.4f}".replace(
         "-0.0000", "0.0000")) for n, v in expected]
 

@@ -58,6 +58,8 @@ def parse_sen(line: str) -> tuple[str, object]:
         assert s[2].startswith("Location ") and s[3].startswith("Orientation ")
         return sensor_type, (_vec(s[2].split(" ")[1]), _vec(s[3].split(" ")[1]))
     if sensor_type == "GPS":  # {Name} {Latitude d,m,N} {Longitude d,m,W} {Fix i} {Satellites i}
+        if int(partial(line, "Fix")) == 0:  # the Java GPSInterface: no fix, no position; Satellites last
+            return sensor_type, (int(partial(line, "Satellites")),)
         lat, lon = s[2].split(" ")[1].split(","), s[3].split(" ")[1].split(",")
         return sensor_type, (int(lat[0]), float(lat[1]), lat[2], int(lon[0]), float(lon[1]), lon[2],
                              int(s[4].split(" ")[1]), int(s[5].split(" ")[1]))

@@ -121,11 +121,11 @@ def test_geo_conf_of_p2at(p2at):
     geo = _msg(pm.geo_robot(p2at, "R1"))
     assert geo.get("Type") == "GroundVehicle"
     assert geo.get_float("WheelSeparation") == pytest.approx(0.415)
-    sonar = _msg(pm.geo_sensors(p2at, "R1", "Sonar", "F1"))
-    assert sonar.get("Mount") == "R1"
+    sonar = _msg(pm.geo_sensors(p2at, "Sonar", "F1"))
+    assert sonar.get("Mount") == "HARD"  # the chassis, as USARSim 3.x names it
     assert sonar.get_vector("Location") == pytest.approx((0.145, -0.13, -0.10))
     assert sonar.get_vector("Orientation")[2] == pytest.approx(-1.5708, abs=1e-4)  # left in FLU = -yaw in SAE
-    assert pm.geo_sensors(p2at, "R1", "Touch") is None
+    assert pm.geo_sensors(p2at, "Touch") is None
     conf = _msg(pm.conf_robot(p2at, "R1"))
     assert conf.get("SteeringType") == "SkidSteered" and conf.get_float("MaxSpeed") == pytest.approx(6.4)
     mis = _msg(pm.conf_mispkg(p2at))
@@ -133,7 +133,7 @@ def test_geo_conf_of_p2at(p2at):
     geo_mis = _msg(pm.geo_mispkg(p2at))
     assert geo_mis.get_all("ParentLink") == ("-1", "1")
     cam = _msg(pm.conf_sensors(p2at, "Camera", current={"Camera": {"fov": 1.0}}))
-    assert cam.get_float("CameraFov") == pytest.approx(1.0) and "Name" not in cam
+    assert cam.get_float("CameraFov") == pytest.approx(1.0) and cam.get("Name") == "Camera"
 
 
 # --------------------------------------------------------------------------- commands
@@ -179,7 +179,7 @@ def test_drive_ackermann_and_aerial_signs():
 def test_joint_level_multidrive_mispkg(p2at):
     cmds = pc.drive_commands(g.parse_command("DRIVE {Name camera_pan_joint} {Order 1} {Value 0.1}"), "R1", p2at)
     assert cmds == [JointTargets("R1", {"camera_pan_joint": 0.1}, order=1)]
-    assert pc.multidrive_commands(g.parse_command("MULTIDRIVE {FRFlipper 1} {FLFlipper 1}"), "R1") == [
+    assert pc.multidrive_commands(g.parse_command("MULTIDRIVE {FRFlipper 1} {FLFlipper 1}"), "R1", p2at) == [
         JointTargets("R1", {"FRFlipper": 1.0, "FLFlipper": 1.0}, order=0)]
     cmds = pc.mispkg_commands(g.parse_command("MISPKG {Name CameraPanTilt} {Link 1} {Value 1.5} {Link 2} {Value 0.1} {Order 1}"),
                               "R1", p2at)
@@ -245,8 +245,8 @@ def test_set_requests_and_replies(p2at):
 
 def test_rescue_variant_is_the_p2at_plus_the_rescue_devices(p2at):
     rescue = load_robot("RescueP2AT")
-    assert {s.type for s in p2at.sensors} & {"RFID", "VictSensor"} == set() and p2at.effecters == []
-    assert [s.name for s in rescue.sensors] == [s.name for s in p2at.sensors] + ["RFID", "VictSensor"]
+    assert {s.type for s in p2at.sensors} & {"RFID", "VictSensor"} == {"RFID"} and p2at.effecters == []
+    assert [s.name for s in rescue.sensors] == [s.name for s in p2at.sensors] + ["VictSensor"]
     assert [e.type for e in rescue.effecters] == ["RFIDReleaser"]
     assert (rescue.class_name, rescue.drive, rescue.body) == ("RescueP2AT", p2at.drive, p2at.body)
 
@@ -269,3 +269,56 @@ def test_compass_heading_just_below_a_full_turn_goes_out_as_zero():
     reading = rd.CompassReading(time=1.0, robot="R", sensor="Compass", frame="compass_link", heading=2 * math.pi - 1e-9,
                                 magnetic_field=(2e-5, 0.0, -4e-5), heading_variance=0.0, field_variance=0.0)
     assert "{Heading 0.0000}" in pm.format_reading(reading)
+
+
+# --------------------------------------------------------------------------- the manual's names
+
+def test_joints_answer_to_the_manual_and_udk_names(p2at):
+    # the manual's §9.4 example, and the UDK P3AT's wheel joint (P3AT.uc)
+    [cmd] = pc.drive_commands(g.parse_command("DRIVE {Name LeftFWheel} {Order 1} {Value 0.175}"), "R1", p2at)
+    assert cmd == JointTargets("R1", {"left_front_wheel_joint": 0.175}, order=1)
+    [multi] = pc.multidrive_commands(g.parse_command("MULTIDRIVE {rightrwheel 0.5} {FLWheelRoll 0.1}"), "R1", p2at)
+    assert multi.targets == {"right_rear_wheel_joint": 0.5, "left_front_wheel_joint": 0.1}
+    req = pc.set_request(g.parse_command("SET {Type Joint} {Name RightFWheel} {Opcode Velocity} {Params 2}"),
+                         "R1", p2at)
+    assert req.commands == (JointTargets("R1", {"right_front_wheel_joint": 2.0}, order=1),)
+
+
+def test_set_joint_second_parameter_steers_a_steerable_wheel(p2at):
+    cooper = load_robot("Cooper")
+    req = pc.set_request(g.parse_command(
+        "SET {Type Joint} {Name left_front_wheel_joint} {Opcode Velocity} {Params 3.0,0.2}"), "C", cooper)
+    # p2 is SAE (+right): the core's steer is +left
+    assert req.commands == (JointTargets("C", {"left_front_wheel_joint": 3.0}, order=1),
+                            JointTargets("C", {"left_front_wheel_joint": -0.2}, steer=True))
+    blank = pc.set_request(g.parse_command(
+        "SET {Type Joint} {Name left_front_wheel_joint} {Opcode Velocity} {Params 3.0 0.2}"), "C", cooper)
+    assert blank.commands == req.commands  # the manual's blank-separated Params
+    # a skid-steered wheel cannot steer: p2 is ignored, the value still applies
+    skid = pc.set_request(g.parse_command("SET {Type Joint} {Name LeftFWheel} {Opcode Velocity} {Params 1,0.3}"),
+                          "R1", p2at)
+    assert skid.commands == (JointTargets("R1", {"left_front_wheel_joint": 1.0}, order=1),)
+    bad = pc.set_request(g.parse_command("SET {Type Joint} {Name LeftFWheel} {Opcode Velocity} {Params 1,2,3}"),
+                         "R1", p2at)
+    assert bad.kind == "failed"
+
+
+def test_udk_p3at_spawns_the_pioneer_and_p2at_carries_the_manuals_rfid(p2at):
+    assert load_robot("USARBot.P3AT") is p2at and load_robot("usarbot.atrv").class_name == "ATRVJr"
+    assert [s.name for s in p2at.sensors if s.type == "RFID"] == ["RFID"]  # manual §12.1.1
+
+
+def test_devices_answer_to_the_manual_and_udk_names(p2at):
+    robot = type("R", (), {"spec": p2at, "name": "R1", "sensors": [], "effecters": {}})()
+    # GETGEO {Type RangeScanner} {Name Scanner1} (the manual's) or {Name lms200} (UDK P3AT's) find the laser
+    for asked in ("Scanner1", "LMS200"):
+        assert g.parse_message(pm.geo_reply(robot, "RangeScanner", asked)).get("Name") == "Scanner"
+    req = pc.set_request(g.parse_command("SET {Type GroundTruth} {Name GndTruth} {Opcode RESET}"), "R1", p2at)
+    assert req.commands[0].device == "GroundTruth"
+
+
+def test_a_flipper_carrying_wheels_is_no_steering_knuckle():
+    kenaf = load_robot("Kenaf")
+    wheel = next(w.joint for w in kenaf.body.wheels if w.parent != "base_link")
+    assert kenaf.knuckle(wheel) is None  # the flipper turns about y: SET Joint's p2 must not swing it
+    assert load_robot("Lisa").knuckle("wheel0_joint") == "steer0_joint"

@@ -19,7 +19,7 @@ from usarsim.sim.environment import SensorEnvironment
 from usarsim.sim.readings import PointCloudReading, RfidReading
 from usarsim.sim import raycast
 from usarsim.sim.sensors import registry
-from usarsim.sim.sensors.human_motion import motion_probability
+from usarsim.sim.sensors.human_motion import HumanMotionParams, motion_probability
 from usarsim.sim.sensors.rfid import RfidParams, attenuation_range, received_power, split_params
 from usarsim.sim.sensors.sound import loudness_at
 from usarsim.sim.sensors.ray_grid import grid_directions
@@ -263,7 +263,7 @@ def test_human_motion_sees_the_closest_moving_victim(arena):
     victim, distance = sensor.closest_moving()
     assert victim.id == "V1" and 1.8 < distance < 3.2  # its feet point at the sensor
     speed, amplitude = victim.motion()
-    expected = motion_probability(distance, speed, amplitude, 10.0, 0.5, 0.2)
+    expected = motion_probability(distance, speed, amplitude, HumanMotionParams().max_range, 0.5, 0.2)
     assert sensor.read(1.0).probability == pytest.approx(expected) and expected > 0.3
 
 

@@ -11,7 +11,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from usarsim.arguments import positive_float, positive_int, whole_number
-from usarsim.protocol.grammar import DIALECTS
+from usarsim.protocol.dialect import AUTO, SERVER_DIALECTS
 from usarsim.protocol.server import DEFAULT_IMAGE_PORT, DEFAULT_PORT, INIT_TIMEOUT, MAX_CONNECTIONS
 from usarsim.protocol.units import UNITS
 from usarsim.protocol.wss import DEFAULT_WSS_PORT
@@ -49,9 +49,10 @@ def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.Argumen
     serve.add_argument("--units", choices=UNITS, default="si",
                        help="si: metres and radians (USARSim 3.x, default); unreal: Unreal units "
                             "(250 UU = 1 m) and integer rotations (32768 = pi) as UU-era clients send them")
-    serve.add_argument("--dialect", choices=DIALECTS, default="ut2004",
-                       help="wire forms: ut2004 (USARSim 3.x: STA with View, sonars in one SEN line; "
-                            "default) or udk (the UDK release: one SEN line per sonar, UDK STA order)")
+    serve.add_argument("--dialect", choices=SERVER_DIALECTS, default=AUTO,
+                       help="wire forms: auto (default: each connection its own, UT2004 unless its INIT "
+                            "names a UDK-only class such as USARBot.P3AT), ut2004 (USARSim 3.x, the manual) "
+                            "or udk (the UDK release) for every connection")
     add_image_arguments(serve)
     add_live_arguments(serve)
     serve.add_argument("--no-noise", dest="noise", action="store_false", help=NO_NOISE_HELP)

@@ -125,13 +125,14 @@ def drive_commands(drive: g.Drive, robot: str, spec: RobotSpec) -> list[Command]
         else:
             ignored.append("XZAngle/ThrustPropeller/TailPropeller")
     if drive.name is not None:
+        joint = spec.model_joint(drive.name)  # the manual's names (LeftFWheel) answer too
         if drive.steer is not None:  # a steer angle: SAE +right -> core +left
-            out.append(JointTargets(robot, {drive.name: -drive.steer}, order=0, steer=True))
+            out.append(JointTargets(robot, {joint: -drive.steer}, order=0, steer=True))
         if drive.value is not None:
             order = 0 if drive.order is None else drive.order
             if order not in (0, 1, 2):
                 raise Unsupported(f"Order must be 0, 1 or 2, got {order}")
-            out.append(JointTargets(robot, {drive.name: drive.value}, order=order))
+            out.append(JointTargets(robot, {joint: drive.value}, order=order))
     if drive.light is not None:
         out.append(SetLight(robot, bool(drive.light)))
     if drive.flip:
@@ -159,9 +160,9 @@ def _drive_hint(spec: RobotSpec) -> str:
     return "use joint DRIVE {Name} or MULTIDRIVE"
 
 
-def multidrive_commands(cmd: g.MultiDrive, robot: str) -> list[Command]:
+def multidrive_commands(cmd: g.MultiDrive, robot: str, spec: RobotSpec) -> list[Command]:
     """MULTIDRIVE -> one JointTargets with absolute angles (joint's own sense)."""
-    return [JointTargets(robot, dict(cmd.joints), order=0)]
+    return [JointTargets(robot, {spec.model_joint(name): value for name, value in cmd.joints}, order=0)]
 
 
 def mispkg_commands(cmd: g.MisPkg, robot: str, spec: RobotSpec) -> list[Command]:
@@ -227,7 +228,7 @@ class SetRequest:
 
 def _device_name(spec: RobotSpec, set_type: str, name: str | None) -> str | None:
     if name is not None:
-        return name
+        return spec.model_device(name)
     for s in spec.sensors:
         if s.type.lower() == set_type.lower():
             return s.name
@@ -256,7 +257,7 @@ def set_request(cmd: g.Set, robot: str, spec: RobotSpec) -> SetRequest:
         return SetRequest("camera", "Camera", tuple(c.name for c in cmd.cameras),
                           tuple(SensorCommand(robot, c.name, "FOV", (c.fov,)) for c in cmd.cameras))
     if set_type == "Joint":
-        return _joint(cmd, robot)
+        return _joint(cmd, robot, spec)
     name = _device_name(spec, set_type, cmd.name)
     if name is None:
         device = f"'{cmd.name}'" if cmd.name else f"of type {set_type}"
@@ -288,19 +289,25 @@ def _pan_tilt_to_core(params: tuple[Any, ...]) -> tuple[Any, ...]:
     return (-pan, -tilt) + tuple(params[2:])
 
 
-def _joint(cmd: g.Set, robot: str) -> SetRequest:
+def _joint(cmd: g.Set, robot: str, spec: RobotSpec) -> SetRequest:
+    # SET {Type Joint} {Name j} {Opcode o} {Params p1[,p2]}: p1 the value of the opcode, p2 the steer
+    # angle of a steerable wheel (SAE, +right); a wheel that cannot steer ignores p2.
     mode = _JOINT_OPCODES.get((cmd.opcode or "").lower())
-    params = _split_params(cmd.params)
-    if cmd.name is None or mode is None or not params:
+    params = tuple((cmd.params or "").replace(",", " ").split())  # "v" or "v,steer" (or space-separated)
+    if cmd.name is None or mode is None or not params or len(params) > 2:
         return SetRequest("failed", "Joint", (cmd.name,),
-                          reason="a joint SET needs Name, Opcode (Angle, Velocity or Torque) and Params")
+                          reason="a joint SET needs Name, Opcode (Angle, Velocity or Torque) and Params "
+                                 "(a value, and a steer angle for a steerable wheel)")
     try:
-        value = g.parse_float(params[0])
+        value, *steer = (g.parse_float(p) for p in params)
     except g.ProtocolError as exc:
         return SetRequest("failed", "Joint", (cmd.name,), reason=str(exc))
     order, relative = mode
-    return SetRequest("joint", "Joint", (cmd.name,),
-                      (JointTargets(robot, {cmd.name: value}, order=order, relative=relative),))
+    joint = spec.model_joint(cmd.name)
+    commands: list[Command] = [JointTargets(robot, {joint: value}, order=order, relative=relative)]
+    if steer and spec.knuckle(joint) is not None:
+        commands.append(JointTargets(robot, {joint: -steer[0]}, order=0, steer=True))
+    return SetRequest("joint", "Joint", (cmd.name,), tuple(commands))
 
 
 def _viewports(cmd: g.Set, spec: RobotSpec) -> SetRequest:
@@ -355,7 +362,9 @@ def set_reply(req: SetRequest, time: float, results: Sequence[Any]) -> str:
             fov = dict(fields).get("FOV", 0.0)
             cams.append((name, fov, ok, why))
         return g.format_res_camera(time, cams)
-    ok, fields, why = _result_fields(results[0] if results else None)
+    # the first failure, if any, speaks for the SET (a joint's value and its wheel's steer angle)
+    ok, fields, why = _result_fields(next((r for r in results if isinstance(r, Exception)),
+                                          results[0] if results else None))
     if req.res_type == "Camera":
         # camera pan/tilt targets go out in SAE (both angles change sign)
         fields = tuple((k, -v if k in ("Pan", "Tilt") and isinstance(v, (int, float)) else v)

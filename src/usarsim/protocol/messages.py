@@ -38,21 +38,31 @@ GAME_TYPE = "BotDeathMatch"  # what the manual's SimpleUI screenshot shows
 _GROUPED = (rd.RangeReading, rd.EncoderReading, rd.TouchReading)
 
 
-def _time(now: float, stamped: bool) -> float | None:
-    return now if stamped else None
+UDK_TIME_DIGITS = 4  # UDK prints WorldInfo.TimeSeconds with four decimals ({Time 477.7582}); UT2004 two
+
+
+def _era_time(now: float, dialect: str) -> float | g.Fixed:
+    return g.Fixed(now, UDK_TIME_DIGITS) if dialect == "udk" else now
+
+
+def _time(now: float, stamped: bool, dialect: str = "ut2004") -> float | g.Fixed | None:
+    """The Time segment's value of a SEN line (None: not stamped)."""
+    return _era_time(now, dialect) if stamped else None
 
 
 # --------------------------------------------------------------------------- streamed messages
 
 def format_reading(reading: rd.Reading, stamped: bool = False, dialect: str = "ut2004") -> str | None:
     """The line of one reading (None: no protocol message for it, e.g. images, joint states)."""
-    if dialect == "udk":
-        if isinstance(reading, rd.RobotState):
-            return _sta(reading, stamped, dialect)
-        if isinstance(reading, _GROUPED):
-            return _format_single_udk(reading, stamped)
+    stamp = _time(reading.time, stamped, dialect)
+    if isinstance(reading, rd.RobotState):
+        return _sta(reading, stamp, dialect)
+    if isinstance(reading, rd.MissionPackageState):  # always timed, in the era's digits
+        return _missta(reading, _era_time(reading.time, dialect))
+    if dialect == "udk" and isinstance(reading, _GROUPED):
+        return _format_single_udk(reading, stamp)
     fmt = LINE_FORMS.get(type(reading))
-    return fmt(reading, stamped) if fmt else None
+    return fmt(reading, stamp) if fmt else None
 
 
 def format_robot_readings(readings: Iterable[rd.Reading], stamped: Callable[[str], bool] = lambda name: False,
@@ -92,13 +102,12 @@ def format_robot_readings(readings: Iterable[rd.Reading], stamped: Callable[[str
             out.append(entry)
         else:
             members = groups[entry]
-            out.append(_format_group(members, any(stamped(m.sensor) for m in members)))
+            out.append(_format_group(members, _time(members[0].time, any(stamped(m.sensor) for m in members))))
     return out
 
 
-def _format_group(members: list[rd.Reading], stamped: bool) -> str:
+def _format_group(members: list[rd.Reading], when: g.Time) -> str:
     first = members[0]
-    when = _time(first.time, stamped)
     if isinstance(first, rd.RangeReading):
         return g.format_sen_range(first.sensor_type, [(m.sensor, m.range) for m in members], when)  # type: ignore[attr-defined]
     if isinstance(first, rd.EncoderReading):
@@ -106,9 +115,8 @@ def _format_group(members: list[rd.Reading], stamped: bool) -> str:
     return g.format_sen_touch([(m.sensor, m.touched) for m in members], when)  # type: ignore[attr-defined]
 
 
-def _format_single_udk(r: Any, stamped: bool) -> str:
+def _format_single_udk(r: Any, when: g.Time) -> str:
     # UDK: one line per sensor, name and value in segments of their own ({Name F1} {Range 4.4690})
-    when = _time(r.time, stamped)
     if isinstance(r, rd.RangeReading):
         return g.format_sen_udk(r.sensor_type, r.sensor, "Range", r.range, when)
     if isinstance(r, rd.EncoderReading):
@@ -116,23 +124,24 @@ def _format_single_udk(r: Any, stamped: bool) -> str:
     return g.format_sen_udk("Touch", r.sensor, "Touch", bool(r.touched), when)
 
 
-def _sta(r: rd.RobotState, stamped: bool, dialect: str = "ut2004") -> str:
+def _sta(r: rd.RobotState, stamp: g.Time, dialect: str = "ut2004") -> str:
     # Steer angles: core +left, SAE +right. Battery: whole seconds left.
     kwargs: dict[str, Any] = {}
     if r.vehicle_type == "GroundVehicle":
         kwargs = {"front_steer": -r.front_steer, "rear_steer": -r.rear_steer}
     elif r.vehicle_type == "NauticVehicle":  # rudder +left -> SAE +right; stern plane +rise in both
         kwargs = {"stern_plane_angle": r.stern_plane, "rudder_angle": -r.rudder}
-    return g.format_sta(r.vehicle_type, r.time, light_toggle=r.light_on, light_intensity=r.light_intensity,
+    return g.format_sta(r.vehicle_type, _era_time(r.time, dialect), light_toggle=r.light_on,
+                        light_intensity=r.light_intensity,
                         battery=int(r.battery), dialect=dialect, **kwargs)
 
 
-def _missta(r: rd.MissionPackageState, stamped: bool) -> str:
+def _missta(r: rd.MissionPackageState, stamp: g.Time) -> str:
     # Joint values stay in joint space (the robot model's own axes), as MISPKG takes them.
-    return g.format_missta(r.time, r.package, zip(r.links, r.values, r.torques))
+    return g.format_missta(r.time if stamp is None else stamp, r.package, zip(r.links, r.values, r.torques))
 
 
-def _scan(r: rd.RangeScan, stamped: bool) -> str:
+def _scan(r: rd.RangeScan, stamp: g.Time) -> str:
     # Decision D9: beam 0 is the rightmost. In FLU the rightmost beam has the smallest angle.
     ranges = list(r.ranges)
     step = r.angle_increment
@@ -142,45 +151,45 @@ def _scan(r: rd.RangeScan, stamped: bool) -> str:
     # The configured FOV: the scan is centred, so it is twice the first beam's angle
     # (FOV/Resolution need not be whole; the beams then stop short of the left edge).
     fov = 2.0 * abs(r.angle_min) if r.angle_min != 0 else step * (len(ranges) - 1)
-    return g.format_sen_range_scanner(r.sensor, step, fov, ranges, _time(r.time, stamped), r.sensor_type)
+    return g.format_sen_range_scanner(r.sensor, step, fov, ranges, stamp, r.sensor_type)
 
 
-def _range(r: rd.RangeReading, stamped: bool) -> str:
-    return g.format_sen_range(r.sensor_type, [(r.sensor, r.range)], _time(r.time, stamped))
+def _range(r: rd.RangeReading, stamp: g.Time) -> str:
+    return g.format_sen_range(r.sensor_type, [(r.sensor, r.range)], stamp)
 
 
-def _odometry(r: rd.OdometryReading, stamped: bool) -> str:
-    return g.format_sen_odometry(r.sensor, (r.x, -r.y, wrap_pi_wire(-r.theta)), _time(r.time, stamped))
+def _odometry(r: rd.OdometryReading, stamp: g.Time) -> str:
+    return g.format_sen_odometry(r.sensor, (r.x, -r.y, wrap_pi_wire(-r.theta)), stamp)
 
 
-def _ins(r: rd.InsReading, stamped: bool) -> str:
+def _ins(r: rd.InsReading, stamp: g.Time) -> str:
     return g.format_sen_ins(r.sensor, to_sae_vector(r.position), to_sae_euler(r.rpy, wrap_2pi_wire),
-                            _time(r.time, stamped))
+                            stamp)
 
 
-def _gps(r: rd.GpsReading, stamped: bool) -> str:
+def _gps(r: rd.GpsReading, stamp: g.Time) -> str:
     return g.format_sen_gps(r.sensor, r.latitude, r.longitude, int(bool(r.fix)), r.satellites,
-                            _time(r.time, stamped))
+                            stamp)
 
 
-def _ground_truth(r: rd.GroundTruthReading, stamped: bool) -> str:
+def _ground_truth(r: rd.GroundTruthReading, stamp: g.Time) -> str:
     rpy = rotations.euler_from_quaternion(r.orientation)
     return g.format_sen_ground_truth(r.sensor, to_sae_vector(r.position), to_sae_euler(rpy),
-                                     _time(r.time, stamped))
+                                     stamp)
 
 
-def _encoder(r: rd.EncoderReading, stamped: bool) -> str:
-    return g.format_sen_encoder([(r.sensor, r.ticks)], _time(r.time, stamped))
+def _encoder(r: rd.EncoderReading, stamp: g.Time) -> str:
+    return g.format_sen_encoder([(r.sensor, r.ticks)], stamp)
 
 
-def _touch(r: rd.TouchReading, stamped: bool) -> str:
-    return g.format_sen_touch([(r.sensor, r.touched)], _time(r.time, stamped))
+def _touch(r: rd.TouchReading, stamp: g.Time) -> str:
+    return g.format_sen_touch([(r.sensor, r.touched)], stamp)
 
 
-def _rfid(r: rd.RfidReading, stamped: bool) -> str:
+def _rfid(r: rd.RfidReading, stamp: g.Time) -> str:
     tags = [g.RfidTag(t.tag_id, _mem(t.memory) if r.memory_read else None,
                       to_sae_vector(t.position) if r.report_location else None) for t in r.tags]
-    return g.format_sen_rfid(r.sensor, tags, _time(r.time, stamped))
+    return g.format_sen_rfid(r.sensor, tags, stamp)
 
 
 def _mem(text: str) -> str:
@@ -189,59 +198,63 @@ def _mem(text: str) -> str:
     return cleaned or "0"
 
 
-def _victim(r: rd.VictimReading, stamped: bool) -> str:
+def _victim(r: rd.VictimReading, stamp: g.Time) -> str:
     return g.format_sen_victim(r.sensor, [(p.part, to_sae_vector(p.position)) for p in r.parts],
-                               _time(r.time, stamped))
+                               stamp)
 
 
-def _human_motion(r: rd.HumanMotionReading, stamped: bool) -> str:
-    return g.format_sen_human_motion(r.sensor, r.probability, _time(r.time, stamped))
+def _human_motion(r: rd.HumanMotionReading, stamp: g.Time) -> str:
+    return g.format_sen_human_motion(r.sensor, r.probability, stamp)
 
 
-def _sound(r: rd.SoundReading, stamped: bool) -> str:
-    return g.format_sen_sound(r.sensor, r.loudness, r.duration, _time(r.time, stamped))
+def _sound(r: rd.SoundReading, stamp: g.Time) -> str:
+    return g.format_sen_sound(r.sensor, r.loudness, r.duration, stamp)
 
 
-def _range3d(r: rd.PointCloudReading, stamped: bool) -> str:
+def _range3d(r: rd.PointCloudReading, stamp: g.Time) -> str:
     # Extension D12. Rows top to bottom are kept; within a row the FLU order (right to
     # left for increasing angle) matches the 2-D scanner's beam-0-rightmost rule.
     return g.format_sen_range_scanner_3d(r.sensor, (r.horizontal_resolution, r.vertical_resolution),
-                                         (r.horizontal_fov, r.vertical_fov), r.ranges, _time(r.time, stamped))
+                                         (r.horizontal_fov, r.vertical_fov), r.ranges, stamp)
 
 
 # The motion sensors below have no form in the manual; names follow the UDK USARSim clients
 # (AcceleroMeter with ProperAcceleration, AngularVel) where they exist (docs/sensors.md).
-def _depth(r: rd.DepthReading, stamped: bool) -> str:
-    return g.format_sen_depth(r.sensor, r.depth, _time(r.time, stamped))
+def _depth(r: rd.DepthReading, stamp: g.Time) -> str:
+    return g.format_sen_depth(r.sensor, r.depth, stamp)
 
 
-def _compass(r: rd.CompassReading, stamped: bool) -> str:
-    # heading is clockwise from magnetic north in both frames; the field goes out in SAE axes
-    return g.format_sen_compass(r.sensor, wrap_2pi_wire(r.heading), to_sae_vector(r.magnetic_field),
-                                _time(r.time, stamped))
+def _compass(r: rd.CompassReading, stamp: g.Time) -> str:
+    # heading is clockwise from magnetic north in both frames; the field goes out in SAE axes and in
+    # microtesla, so the wire's four decimals carry it (the Earth's field is 25-65 uT, 0.0000 T)
+    field = tuple(MICROTESLA * b for b in to_sae_vector(r.magnetic_field))
+    return g.format_sen_compass(r.sensor, wrap_2pi_wire(r.heading), field, stamp)
 
 
-def _accelerometer(r: rd.AccelerometerReading, stamped: bool) -> str:
+MICROTESLA = 1e6  # wire unit of the Compass field per tesla
+
+
+def _accelerometer(r: rd.AccelerometerReading, stamp: g.Time) -> str:
     return g.format_sen_vector("AcceleroMeter", "ProperAcceleration", r.sensor, to_sae_vector(r.linear_acceleration),
-                               _time(r.time, stamped))
+                               stamp)
 
 
-def _gyroscope(r: rd.GyroscopeReading, stamped: bool) -> str:
+def _gyroscope(r: rd.GyroscopeReading, stamp: g.Time) -> str:
     return g.format_sen_vector("Gyroscope", "AngularVel", r.sensor, to_sae_vector(r.angular_velocity),
-                               _time(r.time, stamped))
+                               stamp)
 
 
-def _velocimeter(r: rd.VelocimeterReading, stamped: bool) -> str:
+def _velocimeter(r: rd.VelocimeterReading, stamp: g.Time) -> str:
     return g.format_sen_vector("Velocimeter", "Velocity", r.sensor, to_sae_vector(r.linear_velocity),
-                               _time(r.time, stamped))
+                               stamp)
 
 
-def _inclinometer(r: rd.InclinometerReading, stamped: bool) -> str:
+def _inclinometer(r: rd.InclinometerReading, stamp: g.Time) -> str:
     roll, pitch, _ = to_sae_euler((r.roll, r.pitch, 0.0))
-    return g.format_sen_inclinometer(r.sensor, roll, pitch, _time(r.time, stamped))
+    return g.format_sen_inclinometer(r.sensor, roll, pitch, stamp)
 
 
-def _lost(r: rd.RobotLost, stamped: bool) -> str:
+def _lost(r: rd.RobotLost, stamp: g.Time) -> str:
     # USARSim has no message for this; the ERR extension tells the client, which may INIT again
     return g.format_err("INIT", f"robot {r.robot} fell out of the world (more than {FALL_LIMIT:g} m below the "
                                 f"lowest floor) and was removed; send INIT again")
@@ -249,7 +262,7 @@ def _lost(r: rd.RobotLost, stamped: bool) -> str:
 
 # The protocol's one record per reading type: its line formatter, or None where the protocol
 # carries it another way (say which). Front-door conformance: test/test_front_doors.py.
-LINE_FORMS: dict[type, Callable[[Any, bool], str] | None] = {
+LINE_FORMS: dict[type, Callable[[Any, g.Time], str] | None] = {
     rd.RobotLost: _lost,
     rd.RobotState: _sta,
     rd.MissionPackageState: _missta,
@@ -339,12 +352,10 @@ def steering_type(spec: "RobotSpec") -> str:
 # extends RangeScanner); a family's entries win over the ones every sensor shares (None).
 _MANUAL_KEYS: dict[str | None, dict[str, str]] = {
     None: {"with_timestamp": "bWithTimeStamp", "hidden": "HiddenSensor"},
-    "RangeScanner": {"fov": "ScanFov", "pitch_plane": "bPitch"},
     "HumanMotion": {"fov": "FOV"},
     "VictSensor": {"horizontal_fov": "HorizontalFOV", "vertical_fov": "VerticalFOV"},
     "RFID": {"tx_power_dbm": "dBmTXPower", "rx_sensitivity_dbm": "dBmRXSensibility",
              "obstacle_attenuation_db": "dBObstacleAttenuation", "always_read_memory": "bAlwaysReadRFIDmem"},
-    "GPS": {"max_noise": "maxNoise", "min_noise": "minNoise"},
 }
 
 
@@ -358,34 +369,53 @@ def wire_name(snake: str, sensor_type: str | None = None) -> str:
     return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)
 
 
-def _mount_name(robot: str, parent: str) -> str:
-    # The chassis is reported as the robot's name (spec §4.5 decision).
-    return robot if parent == "base_link" else parent
+def _mount(spec: "RobotSpec", parent: str, dialect: str) -> tuple[str, int | None]:
+    """(Mount, MountLink) of an item on ``parent``: the chassis is ``HARD`` in UT2004 (the manual) and the
+    robot's class in UDK (``String(Platform.Class)``); a mission-package link is ``<Pkg>_Link<n>`` in
+    UT2004 and the package plus ``{MountLink n}`` in UDK; any other link goes by its name."""
+    if parent == "base_link":
+        return (spec.class_name if dialect == "udk" else "HARD"), None
+    joint = next((link.joint_name for link in spec.body.links if link.name == parent), None)
+    for group in spec.joint_groups:
+        for number, link in enumerate(group.links, start=1):
+            if link.joint == joint:
+                return (group.name, number) if dialect == "udk" else (f"{group.name}_Link{number}", None)
+    return parent, None
 
 
-def geo_robot(spec: "RobotSpec", robot: str) -> str:
-    """``GEO {Type <vehicle class>} {Name <robot>} {Dimensions} {COG}`` (+ wheels for ground vehicles)."""
+def _robot_name(spec: "RobotSpec", robot: str, dialect: str) -> str:
+    # UT2004: the robot's name as given in INIT; UDK: its class (WheeledVehicle.uc: {Name " $ self.Class)
+    return spec.class_name if dialect == "udk" else robot
+
+
+def geo_robot(spec: "RobotSpec", robot: str, dialect: str = "ut2004") -> str:
+    """``GEO {Type <vehicle class>} {Name n} {Dimensions} {COG}`` (+ wheels for ground vehicles)."""
     drive = spec.drive
     wheels: dict[str, Any] = {}
     if spec.vehicle_type == "GroundVehicle":
         wheels = {"wheel_radius": drive.wheel_radius, "wheel_separation": drive.wheel_separation,
                   "wheelbase": drive.wheelbase}
-    return g.format_geo_vehicle(spec.vehicle_type, robot, spec.dimensions, (0.0, 0.0, 0.0), **wheels)
+    return g.format_geo_vehicle(spec.vehicle_type, _robot_name(spec, robot, dialect), spec.dimensions,
+                                (0.0, 0.0, 0.0), **wheels)
 
 
-def geo_sensors(spec: "RobotSpec", robot: str, sensor_type: str, name: str | None = None) -> str | None:
-    """``GEO {Type t} {Name n} {Location ..} {Orientation ..} {Mount m} ...`` for the robot's sensors of a type."""
-    items = [g.GeoItem(s.name, to_sae_vector(s.mount.xyz), to_sae_euler(s.mount.rpy),
-                       _mount_name(robot, s.mount.parent))
-             for s in spec.sensors if s.type == sensor_type and (name is None or s.name == name)]
-    return g.format_geo_sensors(sensor_type, items) if items else None
+def _geo_item(spec: "RobotSpec", name: str, mount: Any, dialect: str) -> g.GeoItem:
+    return g.GeoItem(name, to_sae_vector(mount.xyz), to_sae_euler(mount.rpy), *_mount(spec, mount.parent, dialect))
 
 
-def geo_effecters(spec: "RobotSpec", robot: str, name: str | None = None) -> str | None:
-    """``GEO {Type Effecter} {Name n Location 0,0,0 ...}`` (effecters sit on the chassis origin)."""
-    items = [g.GeoItem(e.name, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), robot)
-             for e in spec.effecters if name is None or e.name == name]
-    return g.format_geo_effecters(items) if items else None
+def geo_sensors(spec: "RobotSpec", sensor_type: str, name: str | None = None, dialect: str = "ut2004") -> str | None:
+    """GEO of the robot's sensors of a type (each one's Location, Orientation, Mount), in the era's form."""
+    items = [_geo_item(spec, s.name, s.mount, dialect) for s in spec.sensors
+             if s.type == sensor_type and (name is None or s.name == name)]
+    return g.format_geo_sensors(sensor_type, items, dialect) if items else None
+
+
+def geo_effecters(spec: "RobotSpec", name: str | None = None, dialect: str = "ut2004",
+                  item_type: str = "Effecter") -> str | None:
+    """GEO of the robot's effecters (all, or those of ``item_type``): where each acts (its mount)."""
+    items = [_geo_item(spec, e.name, e.mount, dialect) for e in spec.effecters
+             if (name is None or e.name == name) and item_type in ("Effecter", e.type)]
+    return g.format_geo_sensors(item_type, items, dialect) if items else None
 
 
 def _groups(spec: "RobotSpec", name: str | None) -> list[Any]:
@@ -415,7 +445,7 @@ def _geo_links(spec: "RobotSpec", group: Any) -> list[g.GeoLink]:
     return out
 
 
-def conf_robot(spec: "RobotSpec", robot: str) -> str:
+def conf_robot(spec: "RobotSpec", robot: str, dialect: str = "ut2004") -> str:
     """``CONF {Type <vehicle class>} {Name <robot>} {SteeringType} {Mass}`` (+ limits for ground vehicles)."""
     drive = spec.drive
     limits: dict[str, Any] = {}
@@ -427,7 +457,8 @@ def conf_robot(spec: "RobotSpec", robot: str) -> str:
     elif spec.vehicle_type == "NauticVehicle":
         limits = {"max_rudder": drive.max_rudder, "max_stern_plane": drive.max_stern_plane,
                   "max_propeller": drive.max_propeller}
-    return g.format_conf_vehicle(spec.vehicle_type, robot, steering_type(spec), spec.mass, **limits)
+    return g.format_conf_vehicle(spec.vehicle_type, _robot_name(spec, robot, dialect), steering_type(spec), spec.mass,
+                                 dialect=dialect, **limits)
 
 
 def conf_mispkg(spec: "RobotSpec", name: str | None = None) -> str | None:
@@ -442,40 +473,83 @@ def conf_mispkg(spec: "RobotSpec", name: str | None = None) -> str | None:
 
 
 def conf_effecters(spec: "RobotSpec", opcodes: dict[str, dict[str, tuple[float, float]]],
-                   name: str | None = None) -> str | None:
-    """``CONF {Type Effecter} {Name n} {Opcode o} {MaxVal} {MinVal} ...``; ``opcodes[name][op] = (min, max)``."""
+                   name: str | None = None, item_type: str = "Effecter") -> str | None:
+    """``CONF {Type Effecter|<its type>} {Name n} {Opcode o} {MaxVal} {MinVal} ...``; ``opcodes[name][op] =
+    (min, max)``. USARSim 3.x answered an effecter under its own type (``CONF {Type Gripper} ...``)."""
     effecters = [(e.name, [g.EffecterOpcode(op, hi, lo) for op, (lo, hi) in opcodes.get(e.name, {}).items()])
-                 for e in spec.effecters if name is None or e.name == name]
-    return g.format_conf_effecters(effecters) if effecters else None
+                 for e in spec.effecters if (name is None or e.name == name) and item_type in ("Effecter", e.type)]
+    return g.format_conf_effecters(effecters, item_type) if effecters else None
 
 
 def conf_sensors(spec: "RobotSpec", sensor_type: str, name: str | None = None, *,
-                 params: dict[str, Any] | None = None, current: dict[str, dict[str, Any]] | None = None) -> str | None:
-    """``CONF {Type t} [{Name n}] {Key v} ...``; ``params``: live Params per sensor name, ``current``: e.g. FOV."""
-    all_of_type = [s for s in spec.sensors if s.type == sensor_type]
-    chosen = [s for s in all_of_type if name is None or s.name == name]
+                 params: dict[str, Any] | None = None, current: dict[str, dict[str, Any]] | None = None,
+                 dialect: str = "ut2004") -> str | None:
+    """``CONF {Type t} {Name n} {Key v} ... {Name n2} ...``; ``params``: live Params per sensor name,
+    ``current``: e.g. FOV. Each sensor's fields are those its class sends in the real source
+    (``GetConfData``; docs/protocol.md), else the manual's ini keys."""
+    chosen = [s for s in spec.sensors if s.type == sensor_type and (name is None or s.name == name)]
     if not chosen:
         return None
-    # Decision (spec §4.6): Name only when the robot has several sensors of this type, or one was asked for.
-    named = name is not None or len(all_of_type) > 1
     items = []
     for s in chosen:
         prm = (params or {}).get(s.name)
         if prm is None:
             from usarsim.sim.sensors import params_for
             prm = params_for(s)
-        items.append((s.name if named else None, _conf_fields(s.type, prm, (current or {}).get(s.name, {}))))
-    return g.format_conf_sensors(sensor_type, items)
+        interval = prm.scan_interval or spec.msg_period
+        items.append((s.name, _conf_fields(s.type, prm, interval, (current or {}).get(s.name, {}), dialect)))
+    # UDK's camera glues its segments together ({Name Camera}{TextureOffsetX 0}...)
+    tight = dialect == "udk" and sensor_registry.is_camera(sensor_type)
+    return g.format_conf_sensors(sensor_type, items, tight=tight)
 
 
-def _conf_fields(sensor_type: str, prm: Any, current: dict[str, Any]) -> list[tuple[str, Any]]:
+def _source_conf_fields(sensor_type: str, prm: Any, interval: float, dialect: str) -> list[g.PairIn] | None:
+    """The fields a sensor class sends in the real source (docs/protocol.md), None where it has no such class.
+
+    UT2004 forms as USARSim 3.x sent them (quoted in NIST's usarsim_inf, ``Paning`` spelled so),
+    UDK forms from the UDK classes' ``GetConfData``.
+    """
+    udk = dialect == "udk"
+    if sensor_type in ("RangeScanner", "IRScanner"):  # RangeSensor + RangeScanner.GetConfData
+        return [("MaxRange", prm.max_range), ("MinRange", prm.min_range), ("Resolution", prm.resolution),
+                ("Fov", prm.fov), ("Panning" if udk else "Paning", not prm.pitch_plane),
+                ("Tilting", bool(prm.pitch_plane))]
+    if sensor_type == "Sonar":  # UDK's SonarSensor: its scan interval and cone after RangeSensor's fields
+        cone: list[g.PairIn] = [("ScanInterval", interval), ("beamAngle", prm.beam_angle)] if udk else \
+            [("BeamAngle", prm.beam_angle)]
+        return [("MaxRange", prm.max_range), ("MinRange", prm.min_range)] + cone
+    if sensor_type == "IR":  # IRSensor.GetConfData
+        return [("MaxRange", prm.max_range), ("MinRange", prm.min_range)]
+    if sensor_type == "Odometry":
+        return [("ScanInterval", interval)] + ([] if udk else [("EncoderResolution", prm.encoder_resolution)])
+    if sensor_type in ("INS", "GPS", "GroundTruth"):
+        return [("ScanInterval", interval)]
+    if sensor_type == "Encoder":
+        return [("Resolution", prm.resolution)]
+    if sensor_type == "Touch":
+        return [("Diameter", prm.diameter)]
+    if sensor_type == "VictSensor":
+        return [("MaxRange", prm.distance), ("HorizontalFOV", prm.horizontal_fov),
+                ("VerticalFOV", prm.vertical_fov)]
+    return None
+
+
+def _conf_fields(sensor_type: str, prm: Any, interval: float, current: dict[str, Any],
+                 dialect: str) -> list[g.PairIn]:
     from usarsim.sim.sensors.camera import CameraParams
 
-    fields: list[tuple[str, Any]] = []
+    source = _source_conf_fields(sensor_type, prm, interval, dialect)
+    if source is not None:
+        return source
+    fields: list[g.PairIn] = []
     own = dataclasses.fields(prm)
     if sensor_registry.is_camera(sensor_type):  # the manual's RobotCamera keys, then what a kind of camera adds
-        fields = [("CameraDefFov", prm.fov), ("CameraMinFov", prm.min_fov), ("CameraMaxFov", prm.max_fov),
-                  ("CameraFov", current.get("fov", prm.fov)), ("Width", prm.width), ("Height", prm.height)]
+        fovs: list[g.PairIn] = [("CameraDefFov", prm.fov), ("CameraMinFov", prm.min_fov),
+                                ("CameraMaxFov", prm.max_fov), ("CameraFov", current.get("fov", prm.fov))]
+        if dialect == "udk":  # USARCamera.GetConfData: the texture's place and size, then the FOVs
+            return [("TextureOffsetX", 0), ("TextureOffsetY", 0), ("TextureResolutionX", prm.width),
+                    ("TextureResolutionY", prm.height)] + fovs
+        fields = fovs + [("Width", prm.width), ("Height", prm.height)]
         camera_keys = {f.name for f in dataclasses.fields(CameraParams)}
         own = tuple(f for f in own if f.name not in camera_keys)
     for f in own:
@@ -495,36 +569,45 @@ def _empty(word: str, item_type: str) -> str:
     return g.format_line(word, [("Type", item_type)])
 
 
-def geo_reply(robot: "Robot", item_type: str, name: str | None = None) -> str:
-    """The GEO line answering ``GETGEO {Type item_type} [{Name name}]``."""
-    spec = robot.spec
-    line = _for_item_type(item_type, robot=lambda: geo_robot(spec, robot.name),
+def geo_reply(robot: "Robot", item_type: str, name: str | None = None, dialect: str = "ut2004",
+              spec: "RobotSpec | None" = None) -> str:
+    """The GEO line answering ``GETGEO {Type item_type} [{Name name}]`` (``spec``: the robot as its
+    client named it, default its own)."""
+    spec = spec or robot.spec
+    name = spec.model_device(name) if name else None
+    line = _for_item_type(spec, item_type, robot=lambda: geo_robot(spec, robot.name, dialect),
                           mispkg=lambda: geo_mispkg(spec, name),
-                          effecter=lambda: geo_effecters(spec, robot.name, name),
-                          sensor=lambda: geo_sensors(spec, robot.name, item_type, name))
+                          effecter=lambda: geo_effecters(spec, name, dialect, item_type),
+                          sensor=lambda: geo_sensors(spec, item_type, name, dialect))
     return line or _empty("GEO", item_type)
 
 
-def _for_item_type(item_type: str, *, robot: Callable[[], str | None], mispkg: Callable[[], str | None],
-                   effecter: Callable[[], str | None], sensor: Callable[[], str | None]) -> str | None:
-    # GETGEO and GETCONF name the same kinds of item: the robot, mission packages, effecters, a sensor type
+def _for_item_type(spec: "RobotSpec", item_type: str, *, robot: Callable[[], str | None],
+                   mispkg: Callable[[], str | None], effecter: Callable[[], str | None],
+                   sensor: Callable[[], str | None]) -> str | None:
+    # GETGEO and GETCONF name the same kinds of item: the robot, mission packages, effecters (all of
+    # them, or those of one type), a sensor type
+    if item_type in {e.type for e in spec.effecters} - {s.type for s in spec.sensors}:
+        return effecter()
     chosen = {"Robot": robot, "MisPkg": mispkg, "Effecter": effecter}.get(item_type, sensor)
     return chosen()
 
 
-def conf_reply(robot: "Robot", item_type: str, name: str | None = None) -> str:
+def conf_reply(robot: "Robot", item_type: str, name: str | None = None, dialect: str = "ut2004",
+               spec: "RobotSpec | None" = None) -> str:
     """The CONF line answering ``GETCONF {Type item_type} [{Name name}]``, with live values (camera FOV)."""
-    spec = robot.spec
+    spec = spec or robot.spec
+    name = spec.model_device(name) if name else None
 
     def effecters() -> str | None:
         opcodes = {e.name: dict(getattr(e, "opcodes", {})) for e in robot.effecters.values()}
-        return conf_effecters(spec, opcodes, name)
+        return conf_effecters(spec, opcodes, name, item_type)
 
     def sensors() -> str | None:
         params = {s.name: s.params for s in robot.sensors}
         current = {s.name: {"fov": fov} for s in robot.sensors if isinstance(fov := getattr(s, "fov", None), float)}
-        return conf_sensors(spec, item_type, name, params=params, current=current)
+        return conf_sensors(spec, item_type, name, params=params, current=current, dialect=dialect)
 
-    line = _for_item_type(item_type, robot=lambda: conf_robot(spec, robot.name),
+    line = _for_item_type(spec, item_type, robot=lambda: conf_robot(spec, robot.name, dialect),
                           mispkg=lambda: conf_mispkg(spec, name), effecter=effecters, sensor=sensors)
     return line or _empty("CONF", item_type)

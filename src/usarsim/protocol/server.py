@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from usarsim.config_loading import ConfigError
 from usarsim.protocol import commands as pc
 from usarsim.protocol import comstation
+from usarsim.protocol import dialect as eras
 from usarsim.protocol import grammar as g
 from usarsim.protocol import messages as pm
 from usarsim.protocol import units as wire_units
@@ -70,7 +71,9 @@ class _Connection:
         self.peer = writer.get_extra_info("peername")
         self.robot: str | None = None
         self.spec: Any = None
+        self.asked_spec: Any = None  # the robot's spec under the class name its INIT used (UDK's P3AT)
         self.stamped: dict[str, bool] = {}
+        self.dialect = eras.before_init(server.dialect)  # the era's wire forms, settled by INIT under auto
         self.outbox = Outbox(server.queue_size, server.reply_limit)
         self.closed = False
         self.close_reason: str | None = None
@@ -228,7 +231,7 @@ class _Connection:
             if isinstance(cmd, g.Drive):
                 self._submit(word, pc.drive_commands(cmd, robot, spec))
             elif isinstance(cmd, g.MultiDrive):
-                self._submit(word, pc.multidrive_commands(cmd, robot))
+                self._submit(word, pc.multidrive_commands(cmd, robot, spec))
             elif isinstance(cmd, g.MisPkg) and cmd.location is not None:
                 await self._reach(cmd)
             elif isinstance(cmd, g.MisPkg):
@@ -280,9 +283,13 @@ class _Connection:
             await loop.run_in_executor(None, sim.remove, robot.name)
             return
         self.robot, self.spec = robot.name, robot.spec
-        self.stamped = {s.name: bool(getattr(s.params, "with_timestamp", False)) for s in robot.sensors}
+        self.dialect = eras.of_init(cmd.class_name, self.server.dialect)
+        self.asked_spec = eras.as_asked(robot.spec, cmd.class_name)
+        self.stamped = {s.name: eras.stamped(self.dialect, s.spec.type, bool(getattr(s.params, "with_timestamp", False)))
+                        for s in robot.sensors}
         self.server._owned = {**self.server._owned, robot.name: self}
-        log.info("client %s controls %s (%s)", self.peer, robot.name, robot.spec.class_name)
+        log.info("client %s controls %s (%s, %s wire forms)", self.peer, robot.name, robot.spec.class_name,
+                 self.dialect)
 
     def _station_command(self, word: str, station: str, cmd: Any) -> None:
         wireless = self.server.sim.wireless
@@ -364,7 +371,7 @@ class _Connection:
             self.err(cmd.word, f"robot '{self.robot}' no longer exists")
             return
         reply = pm.geo_reply if isinstance(cmd, g.GetGeo) else pm.conf_reply
-        self.send(cmd.word[3:], reply(robot, cmd.type, cmd.name))
+        self.send(cmd.word[3:], reply(robot, cmd.type, cmd.name, self.dialect, self.asked_spec))
 
 
 def _is_viewpoint(cmd: g.Set) -> bool:
@@ -390,13 +397,15 @@ class ProtocolServer:
     only while some client controls a robot and every client that is reading
     has been sent everything, and returns. With
     ``image_port`` (default 5003; None: none; 0: a free port) the image server
-    is started next to it, and :attr:`image_port` then holds its bound port.
+    is started next to it, and :attr:`image_port` then holds its bound port. ``dialect``: ``auto``
+    gives each connection the wire forms of the USARSim generation its INIT shows
+    (:mod:`usarsim.protocol.dialect`), ``ut2004`` or ``udk`` forces one for all.
     """
 
     def __init__(self, sim: "Simulator", host: str = "127.0.0.1", port: int = DEFAULT_PORT,
                  image_port: int | None = DEFAULT_IMAGE_PORT, *, queue_size: int = QUEUE_SIZE,
                  max_connections: int = MAX_CONNECTIONS, max_line: int = g.MAX_LINE_LENGTH,
-                 run_simulator: bool = True, image_options: Any = None, dialect: str = "ut2004",
+                 run_simulator: bool = True, image_options: Any = None, dialect: str = eras.AUTO,
                  units: str = "si", reply_limit: int = REPLY_LIMIT, init_timeout: float = INIT_TIMEOUT,
                  lockstep_stall: float = LOCKSTEP_STALL) -> None:
         if queue_size < 1 or reply_limit < 1:
@@ -405,9 +414,9 @@ class ProtocolServer:
             raise ValueError("max_connections must be at least 1")
         if not (init_timeout > 0 and lockstep_stall > 0):
             raise ValueError("init_timeout and lockstep_stall must be positive")
-        if dialect not in g.DIALECTS:
-            raise ValueError(f"dialect must be one of {', '.join(g.DIALECTS)}, got {dialect!r}")
-        self.dialect = dialect  # STA and Sonar/IR/Encoder/Touch forms (docs/protocol.md)
+        if dialect not in eras.SERVER_DIALECTS:
+            raise ValueError(f"dialect must be one of {', '.join(eras.SERVER_DIALECTS)}, got {dialect!r}")
+        self.dialect = dialect  # ut2004 or udk for every connection, or auto: each its own (docs/protocol.md)
         self.units = units
         # None for SI: nothing to convert
         self.wire_in: Callable[[str], str] | None
@@ -710,7 +719,7 @@ class ProtocolServer:
                 continue
             touched[conn.cid] = conn
             try:
-                for line in pm.format_robot_readings(items, conn.stamped_sensor, self.dialect):
+                for line in pm.format_robot_readings(items, conn.stamped_sensor, conn.dialect):
                     conn.queue(line[:line.find(" ")], line)
             except (g.ProtocolError, ValueError, TypeError) as exc:
                 log.warning("cannot format readings of %s: %s", robot, exc)

@@ -23,6 +23,7 @@ ANGLE_KEYS = frozenset({
     "Orientation", "Rotation", "FrontSteer", "RearSteer", "Steer", "Resolution", "FOV", "Fov",
     "ScanFov", "BeamAngle", "CameraDefFov", "CameraMinFov", "CameraMaxFov", "CameraFov", "Pan",
     "Tilt", "MaxFrontSteer", "MaxRearSteer", "HorizontalFOV", "VerticalFOV",
+    "beamAngle", "EncoderResolution",  # UDK sonar CONF, USARSim 3.x odometry CONF (rad per tick)
 })
 # Pose x,y,theta (odometry): two lengths and an angle
 MIXED_KEYS: dict[str, tuple[str, ...]] = {"Pose": ("length", "length", "angle")}

@@ -142,6 +142,7 @@ class EffecterSpec:
     type: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
+    mount: Mount = field(default_factory=Mount)  # where it acts (GEO {Type Effecter} reports it)
 
     def __post_init__(self) -> None:
         # checked here, like a sensor's, so a bad entry fails when the catalogue loads (file:line)
@@ -167,8 +168,29 @@ class RobotSpec:
     sensors: list[SensorSpec] = field(default_factory=list)
     effecters: list[EffecterSpec] = field(default_factory=list)
     ground_truth: bool = True
+    # Names of the manual's USARBot.ini (and of the UDK class this one stands for) -> the model's
+    # joint, or this robot's sensor or effecter: DRIVE {Name LeftFWheel} works as in the manual's §9.4.
+    joint_names: dict[str, str] = field(default_factory=dict)
+    device_names: dict[str, str] = field(default_factory=dict)
     notes: str = ""
     source: str = ""
+
+    def model_joint(self, name: str) -> str:
+        """The model's joint for a protocol joint name (a manual name, any case), else ``name`` itself."""
+        return _known_as(self.joint_names, name)
+
+    def model_device(self, name: str) -> str:
+        """This robot's sensor or effecter for a protocol device name (a manual name, any case), else ``name``."""
+        return _known_as(self.device_names, name)
+
+    def knuckle(self, wheel_joint: str) -> str | None:
+        """The joint that steers a wheel: its parent link's, revolute about the vertical (a flipper that
+        carries wheels turns about y and steers nothing); None for a wheel that cannot steer."""
+        wheel = next((w for w in self.body.wheels if w.joint == wheel_joint), None)
+        parent = next((link for link in self.body.links if wheel is not None and link.name == wheel.parent), None)
+        if parent is None or parent.joint_type != "revolute" or abs(parent.axis[2]) < 0.99:
+            return None
+        return parent.joint_name
 
     @property
     def urdf_path(self) -> Path:
@@ -180,10 +202,23 @@ class RobotSpec:
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
             raise ValueError(f"duplicate sensor names: {', '.join(sorted(dupes))}")
+        model_joints = {link.joint_name for link in self.body.links} | {w.joint for w in self.body.wheels}
+        unknown = sorted(j for j in self.joint_names.values() if j not in model_joints)
+        if unknown:
+            raise ValueError(f"joint_names map to joints the model lacks: {', '.join(unknown)}")
+        devices = set(names) | {e.name for e in self.effecters}
+        unknown = sorted(d for d in self.device_names.values() if d not in devices)
+        if unknown:
+            raise ValueError(f"device_names map to devices the robot lacks: {', '.join(unknown)}")
         for value, what in ((self.mass, "mass"), (self.battery_life, "battery_life"), (self.msg_period, "msg_period"),
                             (min(self.dimensions), "each of dimensions")):
             if value <= 0:
                 raise ValueError(f"{what} must be positive, got {value}")
+
+
+def _known_as(names: dict[str, str], name: str) -> str:
+    # protocol names are case-insensitive, as USARSim's Item.IsName compares them
+    return next((ours for known, ours in names.items() if known.lower() == name.lower()), name)
 
 
 @dataclass
@@ -242,9 +277,20 @@ def load_robot_file(path: Path) -> RobotSpec:
     return _load_cached(str(Path(path).resolve()))
 
 
+# Classes of the UDK release that clients ask for (NIST's tools and league team code spawn
+# USARBot.P3AT by default) -> the catalogue robot that fits them (docs/robots.md).
+UDK_CLASSES = {"P3AT": "P2AT", "ATRV": "ATRVJr"}
+
+
+def bare_class_name(name: str) -> str:
+    """``name`` without the optional ``USARBot.`` package prefix."""
+    return name.split(".", 1)[1] if name.lower().startswith("usarbot.") else name
+
+
 def resolve_class_name(name: str) -> str:
-    """Canonical class name for ``name`` (case-insensitive, optional ``USARBot.`` prefix)."""
-    bare = name.split(".", 1)[1] if name.lower().startswith("usarbot.") else name
+    """Canonical class name for ``name`` (case-insensitive, optional ``USARBot.`` prefix, UDK classes)."""
+    bare = bare_class_name(name)
+    bare = next((fits for udk, fits in UDK_CLASSES.items() if udk.lower() == bare.lower()), bare)
     for known in available_robots():
         if known.lower() == bare.lower():
             return known

@@ -355,13 +355,8 @@ class Robot:
         raise CommandError(f"robot '{self.name}' has no joint '{key}' (joints: {', '.join(known) or 'none'})")
 
     def steer_joint(self, joint: str) -> str:
-        """The joint that steers ``joint``: a wheel's knuckle (its parent link's revolute joint), else itself."""
-        wheel = next((w for w in self.spec.body.wheels if w.joint == joint), None)
-        if wheel is not None:
-            knuckle = next((link for link in self.spec.body.links if link.name == wheel.parent), None)
-            if knuckle is not None and knuckle.joint_type == "revolute":
-                return knuckle.joint_name
-        return joint
+        """The joint that steers ``joint``: a wheel's knuckle (RobotSpec.knuckle), else itself."""
+        return self.spec.knuckle(joint) or joint
 
     def moving_joints(self) -> list[tuple[str, int]]:
         """(name, PyBullet index) of every non-fixed joint."""

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple, Sequence, Union
 
 from usarsim.protocol.grammar.lines import (
-    _check_word, _clip, Fixed, _format_element, format_gps_coordinate, format_line, joined_floats,
+    _check_word, _clip, Fixed, _format_element, format_gps_coordinate, format_head, format_line, format_segment,
+    joined_floats,
     Line, _need, _NUMERIC_START_RE, PairIn, parse_gps_coordinate, parse_line, parse_vector,
     POSE_DIGITS, _present, ProtocolError, Scalar, TIME_DIGITS, _typed, Vec3,
 )
@@ -79,12 +80,14 @@ class RfidTag(NamedTuple):
 
 
 class GeoItem(NamedTuple):
-    """One sensor/effecter of GEO: name, location (m) and orientation (rad) on its mount."""
+    """One sensor/effecter of GEO: name, location (m) and orientation (rad) on its mount
+    (``mount_link``: the link number of a mission package it rides on, UDK's ``{MountLink n}``)."""
 
     name: str
     location: Vec
     orientation: Vec
     mount: str
+    mount_link: int | None = None
 
 
 class GeoLink(NamedTuple):
@@ -280,12 +283,15 @@ def format_sen_gps(name: str, latitude: float, longitude: float, fix: int, satel
                    time: Time = None) -> str:
     """``SEN {Type GPS} {Name n} {Latitude 47,40.3323,N} {Longitude ...} {Fix f} {Satellites s}``.
 
-    ``latitude``/``longitude`` are signed decimal degrees (S and W negative).
+    ``latitude``/``longitude`` are signed decimal degrees (S and W negative). Without a fix
+    (``fix`` 0) the receiver has no position to give: ``SEN {Type GPS} {Name n} {Fix 0}
+    {Satellites s}`` (``GPSSensor.GetData``).
     """
-    return _sen("GPS", time, [("Name", name),
-                              ("Latitude", format_gps_coordinate(latitude, True)),
-                              ("Longitude", format_gps_coordinate(longitude, False)),
-                              ("Fix", int(fix)), ("Satellites", int(satellites))])
+    position: list[PairIn] = []
+    if int(fix):
+        position = [("Latitude", format_gps_coordinate(latitude, True)),
+                    ("Longitude", format_gps_coordinate(longitude, False))]
+    return _sen("GPS", time, [("Name", name)] + position + [("Fix", int(fix)), ("Satellites", int(satellites))])
 
 
 def format_sen_ins(name: str, location: Vec, orientation: Vec, time: Time = None) -> str:
@@ -343,7 +349,7 @@ def format_sen_depth(name: str, depth: Num, time: Time = None) -> str:
 
 
 def format_sen_compass(name: str, heading: Num, field: Vec, time: Time = None) -> str:
-    """Extension: ``SEN {Type Compass} {Name n} {Heading h} {Field x,y,z}`` (rad from magnetic north, tesla)."""
+    """Extension: ``SEN {Type Compass} {Name n} {Heading h} {Field x,y,z}`` (rad from magnetic north, microtesla)."""
     return _sen("Compass", time, [("Name", name), ("Heading", heading), ("Field", _vec3(field))])
 
 
@@ -384,19 +390,37 @@ def format_geo_vehicle(vehicle_type: str, name: str, dimensions: Vec, cog: Vec, 
     return format_line("GEO", segs)
 
 
-def format_geo_sensors(item_type: str, items: Iterable[GeoItem | tuple[Any, ...]]) -> str:
-    """``GEO {Type t} {Name n} {Location x,y,z} {Orientation r,p,y} {Mount m} ...`` (one segment per field)."""
-    segs: list[PairIn] = [("Type", item_type)]
+def format_geo_sensors(item_type: str, items: Iterable[GeoItem | tuple[Any, ...]], dialect: str = "ut2004") -> str:
+    """GEO of the robot's sensors (or effecters) of one type, in the era's form.
+
+    ``ut2004``: one segment per item, ``GEO {Type t} {Name n Location x,y,z Orientation r,p,y Mount m} ...``
+    (manual §9 grammar; positional parsers read it token by token). ``udk``: ``GEO {Type t} {Name n}
+    {Location x,y,z} {Orientation r,p,y}{Mount m} ...`` (``Sensor.GetGeoData``: no blank before Mount).
+    """
+    _check_dialect(dialect)
+    parts = [format_head("GEO"), format_segment(("Type", item_type))]
     for item in items:
         item = GeoItem(*item)
-        segs += [("Name", item.name), ("Location", _vec3(item.location)),
-                 ("Orientation", _vec3(item.orientation)), ("Mount", item.mount)]
-    return format_line("GEO", segs)
+        fields: tuple[PairIn, ...] = (("Name", item.name), ("Location", _vec3(item.location)),
+                                      ("Orientation", _vec3(item.orientation)))
+        if dialect == "udk":
+            mount = format_segment(("Mount", item.mount))
+            if item.mount_link is not None:
+                mount += format_segment(("MountLink", int(item.mount_link)))
+            parts.append(" ".join(format_segment(f) for f in fields) + mount)
+        else:
+            parts.append(format_segment(fields + (("Mount", item.mount),)))
+    return " ".join(parts) + "\r\n"
 
 
-def format_geo_effecters(items: Iterable[GeoItem | tuple[Any, ...]]) -> str:
-    """``GEO {Type Effecter} {Name n} {Location ...} {Orientation ...} {Mount m} ...``."""
-    return format_geo_sensors("Effecter", items)
+def format_geo_effecters(items: Iterable[GeoItem | tuple[Any, ...]], dialect: str = "ut2004") -> str:
+    """GEO of effecters: the sensors' form with ``{Type Effecter}``."""
+    return format_geo_sensors("Effecter", items, dialect)
+
+
+def _check_dialect(dialect: str) -> None:
+    if dialect not in DIALECTS:
+        raise ProtocolError(f"dialect must be one of {', '.join(DIALECTS)}, got {dialect!r}")
 
 
 def format_geo_mispkg(packages: Iterable[tuple[str, Iterable[GeoLink | tuple[Any, ...]]]]) -> str:
@@ -423,14 +447,17 @@ def format_conf_vehicle(vehicle_type: str, name: str, steering_type: str, mass: 
                         max_speed: Num | None = None, max_torque: Num | None = None,
                         max_front_steer: Num | None = None, max_rear_steer: Num | None = None,
                         max_rudder: Num | None = None, max_stern_plane: Num | None = None,
-                        max_propeller: Num | None = None) -> str:
+                        max_propeller: Num | None = None, dialect: str = "ut2004") -> str:
     """``CONF {Type <class>} {Name n} {SteeringType s} {Mass m}`` + the limits given.
 
     GroundVehicle: MaxSpeed, MaxTorque, MaxFrontSteer, MaxRearSteer.
     NauticVehicle extension: MaxRudder, MaxSternPlane, MaxPropeller.
+    ``udk`` puts the Name first (``USARVehicle.GetConfData`` then ``WheeledVehicle``'s fields).
     """
-    segs: list[PairIn] = [("Type", vehicle_type), ("Name", name), ("SteeringType", steering_type),
-                          ("Mass", mass)]
+    _check_dialect(dialect)
+    head: list[PairIn] = [("Type", vehicle_type), ("Name", name)]
+    segs: list[PairIn] = (head[::-1] if dialect == "udk" else head) + [("SteeringType", steering_type),
+                                                                        ("Mass", mass)]
     segs += _present([("MaxSpeed", max_speed), ("MaxTorque", max_torque),
                       ("MaxFrontSteer", max_front_steer), ("MaxRearSteer", max_rear_steer),
                       ("MaxRudder", max_rudder), ("MaxSternPlane", max_stern_plane),
@@ -438,21 +465,23 @@ def format_conf_vehicle(vehicle_type: str, name: str, steering_type: str, mass: 
     return format_line("CONF", segs)
 
 
-def format_conf_sensors(sensor_type: str,
-                        sensors: Iterable[tuple[str | None, Iterable[PairIn]]]) -> str:
-    """``CONF {Type t} [{Name n}] {Key v} ...`` for each sensor (name None: not sent)."""
-    segs: list[PairIn] = [("Type", sensor_type)]
+def format_conf_sensors(sensor_type: str, sensors: Iterable[tuple[str, Iterable[PairIn]]],
+                        tight: bool = False) -> str:
+    """``CONF {Type t} {Name n} {Key v} ... {Name n2} ...``: every sensor's Name, then its fields.
+
+    ``tight``: no blank between one sensor's segments (UDK's camera, ``USARCamera.GetConfData``).
+    """
+    parts = [format_head("CONF"), format_segment(("Type", sensor_type))]
     for name, fields in sensors:
-        if name is not None:
-            segs.append(("Name", name))
-        segs += list(fields)
-    return format_line("CONF", segs)
+        segments = [format_segment(("Name", name))] + [format_segment(f) for f in fields]
+        parts.append(("" if tight else " ").join(segments))
+    return " ".join(parts) + "\r\n"
 
 
-def format_conf_effecters(
-        effecters: Iterable[tuple[str, Iterable[EffecterOpcode | tuple[Any, ...]]]]) -> str:
-    """``CONF {Type Effecter} {Name n} {Opcode o} {MaxVal a} {MinVal b} ...``."""
-    segs: list[PairIn] = [("Type", "Effecter")]
+def format_conf_effecters(effecters: Iterable[tuple[str, Iterable[EffecterOpcode | tuple[Any, ...]]]],
+                          item_type: str = "Effecter") -> str:
+    """``CONF {Type Effecter} {Name n} {Opcode o} {MaxVal a} {MinVal b} ...`` (or the effecters' own type)."""
+    segs: list[PairIn] = [("Type", item_type)]
     for name, opcodes in effecters:
         segs.append(("Name", name))
         for op in opcodes:

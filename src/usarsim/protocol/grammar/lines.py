@@ -461,30 +461,36 @@ def _name_kind(name: str) -> tuple[bool, bool]:
 
 
 def format_line(type: str, segments: Iterable[Segment | PairIn]) -> str:
-    """``TYPE {Name value} {Name value Name value} ...\\r\\n``.
+    """``TYPE {Name value} {Name value Name value} ...\r\n``.
 
     Each segment is a sequence of (name, value) pairs; a bare (name, value)
     pair is taken as a one-pair segment.
     """
+    return format_head(type) + "".join(" " + format_segment(item) for item in segments) + "\r\n"
+
+
+def format_head(type: str) -> str:
+    """The message word of a line (checked: upper-case letters)."""
     if not _TYPE_RE.match(type) or type != type.upper():
         raise ProtocolError(f"TYPE word {type!r} must be upper-case letters")
-    parts = [type]
-    for item in segments:
-        # a bare (name, value) pair is a segment of its own
-        seg = cast(Segment, (item,) if len(item) == 2 and isinstance(item[0], str) else item)
-        if not seg:
-            raise ProtocolError("cannot send an empty segment")
-        tokens = []
-        for i, (name, value) in enumerate(seg):
-            valid, numeric = _name_kind(name)
-            if not valid:
-                _check_word(name, "name")  # raises, with the reason
-            # A numeric-looking name after a value would be read back as part of that value.
-            if i > 0 and numeric:
-                raise ProtocolError(f"name {name!r} looks like a number; give it its own segment")
-            tokens.append(f"{name} {format_value(value)}")
-        parts.append("{" + " ".join(tokens) + "}")
-    return " ".join(parts) + "\r\n"
+    return type
+
+
+def format_segment(item: Segment | PairIn) -> str:
+    """One ``{Name value Name value}`` segment; a bare (name, value) pair is a one-pair segment."""
+    seg = cast(Segment, (item,) if len(item) == 2 and isinstance(item[0], str) else item)
+    if not seg:
+        raise ProtocolError("cannot send an empty segment")
+    tokens = []
+    for i, (name, value) in enumerate(seg):
+        valid, numeric = _name_kind(name)
+        if not valid:
+            _check_word(name, "name")  # raises, with the reason
+        # A numeric-looking name after a value would be read back as part of that value.
+        if i > 0 and numeric:
+            raise ProtocolError(f"name {name!r} looks like a number; give it its own segment")
+        tokens.append(f"{name} {format_value(value)}")
+    return "{" + " ".join(tokens) + "}"
 
 
 def _present(pairs: Iterable[tuple[str, Any]]) -> list[PairIn]:

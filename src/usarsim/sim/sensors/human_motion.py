@@ -28,9 +28,11 @@ from usarsim.sim.sensors.sight import line_of_sight
 
 @dataclass
 class HumanMotionParams(CommonParams):
-    """USARBot.HumanMotionSensor keys; MaxRange in m and FOV in rad (the ini's units are ambiguous)."""
+    """USARBot.HumanMotionSensor keys in metres and radians. The manual's ini gives MaxRange=1000 and
+    FOV=60 unconverted: 1000 Unreal units are 4 m (250 UU = 1 m), and 60 only makes sense as degrees
+    (as a rotator it would be a third of a degree); docs/sensors.md."""
 
-    max_range: float = 10.0
+    max_range: float = 1000.0 / 250.0
     fov: float = math.radians(60.0)  # full cone angle
     noise: float = 0.1
     v_ref: float = 0.5  # m/s of motion speed that saturates the speed factor
