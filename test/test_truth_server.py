@@ -71,7 +71,7 @@ def test_every_robot_victim_and_object_at_its_true_pose(world):
     assert set(everything) == {"R1", "R2", "V1", "brick", "crate"}
     victim = everything["V1"]
     assert victim["Class"] == "Victim"
-    assert vector(victim["Location"]) == (5.0, -1.0, -0.0) and vector(victim["Rotation"])[2] == -0.5
+    assert vector(victim["Location"]) == (5.0, -1.0, 0.0) and vector(victim["Rotation"])[2] == -0.5
     assert vector(everything["brick"]["Location"])[:2] == pytest.approx((2.0, 3.0), abs=0.01)
     assert vector(everything["crate"]["Location"])[:2] == pytest.approx((0.0, 6.0), abs=0.01)
     assert everything["crate"]["Class"] == "Prop" and everything["brick"]["Class"] == "Obstacle"
@@ -107,8 +107,8 @@ def test_idle_connections_time_out_and_the_limit_holds(world):
 
 
 def test_rotation_and_location_lines_parse_like_the_original_client():
-    thing = tw.Thing("P3AT_0", ("P3AT", "Pawn", "Actor"), 29.97391, (0.67, 2.3, 1.86), (0.0, 0.46, math.pi))
-    assert tw.format_thing(thing) == (b"{Name P3AT_0} {Class P3AT} {Time 29.9739} {Location 0.6700,2.3000,1.8600} "
+    thing = tw.Thing("P3AT_0", ("P3AT", "Pawn", "Actor"), 29.97391, (0.67, 2.3, -0.00001), (-0.0, 0.46, math.pi))
+    assert tw.format_thing(thing) == (b"{Name P3AT_0} {Class P3AT} {Time 29.9739} {Location 0.6700,2.3000,0.0000} "
                                       b"{Rotation 0.0000,0.4600,3.1416}\r\n")
     assert tw.parse_request("  {class USARPhysObj.partc} {name part_c_5}  ") == tw.Request("USARPhysObj.partc",
                                                                                          "part_c_5")

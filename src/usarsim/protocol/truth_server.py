@@ -119,6 +119,8 @@ class TruthServer:
                     await asyncio.wait_for(writer.drain(), self.write_timeout)
         except (ConnectionError, OSError, asyncio.TimeoutError):
             pass
+        except asyncio.CancelledError:  # the server stopping: end quietly (Python 3.11's
+            pass  # stream callback would log a cancelled handler as an error)
         finally:
             self.slots.give_back()
             writer.close()

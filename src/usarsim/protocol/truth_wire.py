@@ -67,7 +67,7 @@ def matching(things: Sequence[Thing], request: Request) -> list[Thing]:
 
 
 def _vector(values: Sequence[float]) -> str:
-    return ",".join(f"{v:.4f}" for v in values)
+    return ",".join(f"{round(v, 4) + 0.0:.4f}" for v in values)  # + 0.0: no "-0.0000"
 
 
 def format_thing(thing: Thing) -> bytes:

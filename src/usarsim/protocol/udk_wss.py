@@ -175,6 +175,8 @@ class UdkWirelessServer:
                 await writer.drain()
         except (ConnectionError, OSError):
             pass
+        except asyncio.CancelledError:  # the server stopping: end quietly (Python 3.11's
+            pass  # stream callback would log a cancelled handler as an error)
         finally:
             self.slots.give_back()
             if name is not None:

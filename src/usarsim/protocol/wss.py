@@ -173,6 +173,8 @@ class WirelessServer:
                 await writer.drain()
         except (ConnectionError, OSError):
             pass
+        except asyncio.CancelledError:  # the server stopping: end quietly (Python 3.11's
+            pass  # stream callback would log a cancelled handler as an error)
         finally:
             self.slots.give_back()
             self.registry.forget(owner)
