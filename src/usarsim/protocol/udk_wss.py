@@ -310,7 +310,10 @@ class UdkWirelessServer:
             self.stats.relays_refused += 1
             writer.close()
             return
-        connection = await self._connect_to(target, source)
+        try:
+            connection = await self._connect_to(target, source)
+        except asyncio.CancelledError:  # the server stopping while it connects
+            connection = None
         if connection is None:
             self.stats.relays_refused += 1
             writer.close()
