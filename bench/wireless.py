@@ -100,9 +100,9 @@ def bench_relay(messages: int, pings: int) -> None:
                 ends[name] = (control, listener)
                 control.sendall(f"REGISTER {name} 127.0.0.1;LISTEN {name} {listener.getsockname()[1]};".encode())
                 replies = b""
-                while replies.count(b";") < 2:
+                while replies.count(b";") < 2 or not replies.endswith(b"\n"):
                     replies += control.recv(64)
-                assert replies == b"OK;OK;", replies
+                assert replies == b"OK;\r\nOK;\r\n", replies
             a_ctl, a_listen = ends["A"]
             b_port = ends["B"][1].getsockname()[1]
             a_ctl.sendall(f"OPEN B {b_port} A {a_listen.getsockname()[1]};".encode())

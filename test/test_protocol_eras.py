@@ -18,8 +18,8 @@ import pytest
 from protocol_client import Client
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.simulator import Simulator
+from patience import PATIENCE
 
-TIMEOUT = 60.0  # wall seconds for any one expectation: a loaded machine is slower, never wrong
 
 
 def ut2004_laser_geometry(line: str) -> dict[str, tuple[float, ...]]:
@@ -71,7 +71,7 @@ class Era(threading.Thread):
 
     def __init__(self, port: int, script) -> None:
         super().__init__(daemon=True)
-        self.client = Client(port, timeout=TIMEOUT)
+        self.client = Client(port, timeout=PATIENCE)
         self.script = script
         self.error: BaseException | None = None
         self.seen: dict[str, str] = {}
@@ -126,8 +126,8 @@ def test_both_eras_at_once_on_one_server(server):
     old, new = Era(server.port, ut2004_exchange), Era(server.port, udk_exchange)
     old.start()
     new.start()
-    old.join(4 * TIMEOUT)
-    new.join(4 * TIMEOUT)
+    old.join(4 * PATIENCE)
+    new.join(4 * PATIENCE)
     assert not old.is_alive() and not new.is_alive()
     assert old.error is None, repr(old.error)
     assert new.error is None, repr(new.error)

@@ -2,6 +2,7 @@
 lockstep simulation of walls the tests build themselves."""
 from __future__ import annotations
 
+import logging
 import socket
 import time
 
@@ -14,6 +15,7 @@ from usarsim.sim.commands import WheelDrive
 from usarsim.sim.simulator import Simulator
 from usarsim.sim.wireless import path_loss_dbm
 from usarsim.sim.world import CommSpec
+from socket_helpers import LineReader, closed, receive, wait_for
 from wireless_scene import scene, wall
 from patience import PATIENCE
 
@@ -24,13 +26,13 @@ COMM = CommSpec(cutoff=-58.0, update_rate=10.0)
 class Radio:
     """A robot controller: a control connection to the WSS and a port where it accepts its links."""
 
-    def __init__(self, wss: WirelessServer, name: str) -> None:
+    def __init__(self, wss: WirelessServer, name: str, source: str = "127.0.0.1") -> None:
         self.name = name
-        self.control = socket.create_connection(("127.0.0.1", wss.port), timeout=PATIENCE)
+        self.replies = LineReader(wss.port, b";\r\n", source)
+        self.control = self.replies.sock
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(PATIENCE)
         self.port = self.listener.getsockname()[1]
-        self._buf = b""
         self.joined = False
 
     def ask(self, command: str | bytes) -> str:
@@ -39,13 +41,8 @@ class Radio:
         return self.reply()
 
     def reply(self) -> str:
-        while b";" not in self._buf:
-            chunk = self.control.recv(4096)
-            if not chunk:
-                raise ConnectionError("WSS closed the control connection")
-            self._buf += chunk
-        reply, _, self._buf = self._buf.partition(b";")
-        return reply.decode() + ";"
+        """The next reply, which ends with ';' and a line end (the line end is not returned)."""
+        return self.replies.line() + ";"
 
     def join(self) -> None:
         assert self.ask(f"REGISTER {self.name} 127.0.0.1") == "OK;"
@@ -72,27 +69,6 @@ def open_link(a: Radio, b: Radio) -> tuple[socket.socket, socket.socket]:
     return a.link(), b.link()
 
 
-def receive(sock: socket.socket, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = sock.recv(size - len(data))
-        if not chunk:
-            raise ConnectionError(f"link closed after {len(data)} of {size} bytes")
-        data += chunk
-    return data
-
-
-def closed(sock: socket.socket) -> bool:
-    """True once the WSS closed this link connection (bounded wait)."""
-    sock.settimeout(PATIENCE)
-    try:
-        while sock.recv(4096):
-            pass
-    except (ConnectionError, socket.timeout):
-        return False
-    return True
-
-
 @pytest.fixture
 def world():
     sim = Simulator(scene(wall(3.0, y=6.0, length=8.0), comm=COMM), pacing="lockstep")
@@ -116,7 +92,7 @@ def test_control_commands_and_their_failures(world):
     assert a.ask("REGISTER A not-an-ip") == "Fail: Invalid IP address not-an-ip;"
     assert a.ask("register A 127.0.0.1") == "OK;"  # command words are case-insensitive
     assert a.ask("REGISTER A 127.0.0.1") == "OK;"  # again from the same address
-    assert b.ask("REGISTER A 10.1.1.1") == "Fail: Robot with name A already registered;"
+    assert b.ask("REGISTER A 127.0.0.1") == "Fail: Robot with name A already registered;"
     assert a.ask("LISTEN Nobody 4000") == "Fail: Robot Nobody not registered;"
     assert a.ask("LISTEN A port") == "Fail: Invalid port port;"
     assert a.ask(f"Listen A {a.port}") == "OK;"
@@ -128,9 +104,10 @@ def test_control_commands_and_their_failures(world):
     assert signal == pytest.approx(path_loss_dbm(4.0, 0, COMM), abs=0.05)
     assert a.ask("getss A B") == f"OK:{signal:.2f};"
     assert a.ask("GETSS A Ghost") == "Fail: Could not calculate signal strength;"
-    assert b.ask("REGISTER B 10.1.1.1") == "OK;"  # B claims another machine: A's address asks for C and B
-    assert a.ask("REGISTER C 10.1.1.2") == "OK;"
+    elsewhere = Radio(wss, "B", source="127.0.0.2")  # B and C run on another address than A
+    assert elsewhere.ask("REGISTER B 127.0.0.2") == "OK;" and elsewhere.ask("REGISTER C 127.0.0.2") == "OK;"
     assert a.ask("GETSS B C") == "Fail: Server does not accept third party requests;"
+    elsewhere.close()
     assert a.ask("SEND 3 abc") == "Fail: Unknown Message SEND;"  # SEND belongs on a link
     assert a.ask("FOO bar") == "Fail: Unknown Message FOO;"
 
@@ -206,9 +183,9 @@ def test_garbage_on_the_port_gets_a_fail_and_disturbs_nothing(world):
     junk = socket.create_connection(("127.0.0.1", wss.port), timeout=PATIENCE)
     junk.sendall(b"\x00\xff\xfe binary;" + b"x" * 5000 + b";\r\n;;  ;HELLO;")
     replies = b""
-    while replies.count(b";") < 3:
+    while replies.count(b";\r\n") < 3:
         replies += junk.recv(4096)
-    assert replies.split(b";")[:3] == [b"Fail: Unknown Message (not text, or longer than 1024 bytes)"] * 2 + \
+    assert replies.split(b";\r\n")[:3] == [b"Fail: Unknown Message (not text, or longer than 1024 bytes)"] * 2 + \
         [b"Fail: Unknown Message HELLO"]
     junk.close()
     link_a.sendall(b"\x07\x07 garbage on a link;" + frame_send(b"fine"))
@@ -287,3 +264,107 @@ def test_comstation_over_the_text_protocol_relays_for_the_wss(world):
         assert closed(link_a) and closed(link_b)
     finally:
         protocol.stop()
+
+
+def test_connections_that_never_register_time_out_and_the_limit_holds(world):
+    sim, _, _ = world
+    wss = WirelessServer(sim, port=0, register_timeout=0.3, max_sessions=3)
+    wss.start()
+    try:
+        idle = [Radio(wss, f"I{i}") for i in range(3)]
+        refused = Radio(wss, "X")
+        assert refused.reply() == "Fail: Too many connections (at most 3);"
+        for radio in idle:  # said nothing: closed with the reason, the slot freed
+            assert radio.reply() == "Fail: No REGISTER within 0.3 s;"
+            assert closed(radio.control)
+        wait_for(lambda: wss.slots.active == 0, "the slots to free")
+        late = Radio(wss, "A")
+        late.join()  # a robot that registers in time stays
+        assert late.ask("GETSS A B").startswith("OK:-")
+        for radio in (*idle, refused, late):
+            radio.close()
+    finally:
+        wss.stop()
+
+
+def test_a_registration_cannot_be_taken_over_by_another_connection(world):
+    _, wss, radios = world
+    a, b = radios["A"], radios["B"]
+    a.join()
+    assert b.ask("REGISTER A 127.0.0.1") == "Fail: Robot with name A already registered;"
+    assert b.ask(f"LISTEN A {b.port}") == "Fail: Robot A registered by another connection;"
+    assert wss.registry.listening == {("A", a.port): wss.registry.robots["A"][1]}
+    b.control.close()  # B leaving takes nothing of A's
+    b.replies = LineReader(wss.port, b";\r\n")
+    b.control = b.replies.sock
+    b.join()
+    link_a, link_b = open_link(a, b)
+    link_a.sendall(frame_send(b"still A"))
+    assert receive(link_b, 7) == b"still A"
+
+
+def test_open_connects_only_to_the_robots_own_controllers(world):
+    sim, _, _ = world
+    protocol_port = socket.create_server(("127.0.0.1", 0))  # stands for the simulator's protocol port
+    wss = WirelessServer(sim, port=0, reserved_ports={protocol_port.getsockname()[1]})
+    wss.start()
+    try:
+        a, b = Radio(wss, "A"), Radio(wss, "B")
+        assert a.ask("REGISTER A 10.0.0.7").startswith("Fail: Invalid IP address 10.0.0.7 (a robot registers")
+        a.join()
+        assert b.ask("REGISTER B 127.0.0.1") == "OK;"
+        door = protocol_port.getsockname()[1]
+        assert b.ask(f"LISTEN B {door}") == "OK;"
+        assert a.ask(f"OPEN B {door} A {a.port}") == f"Fail: Invalid port {door} (a port of the simulator);"
+        assert a.ask(f"OPEN B {wss.port} A {a.port}") == f"Fail: Invalid port {wss.port} (a port of the simulator);"
+        protocol_port.settimeout(0.2)
+        with pytest.raises(socket.timeout):
+            protocol_port.accept()  # nothing was let through
+        a.close()
+        b.close()
+    finally:
+        wss.stop()
+        protocol_port.close()
+
+
+def test_half_sent_messages_hold_at_most_the_buffer_budget(world):
+    sim, _, _ = world
+    budget = 256 * 1024
+    wss = WirelessServer(sim, port=0, buffer_bytes=budget)
+    wss.start()
+    try:
+        radios = {n: Radio(wss, n) for n in ("A", "B", "C", "D")}
+        ab_a, ab_b = open_link(radios["A"], radios["B"])
+        cd_c, cd_d = open_link(radios["C"], radios["D"])
+        ab_a.sendall(b"SEND 200000 " + b"x" * 1000)  # admitted: 200 000 bytes reserved
+        wait_for(lambda: wss.buffered == 200000, "the first SEND to be admitted")
+        cd_c.sendall(b"SEND 200000 " + b"y" * 200000 + b";")  # no room left: read past, never held
+        cd_c.sendall(frame_send(b"ping"))
+        assert receive(cd_d, 4) == b"ping"
+        assert wss.stats.dropped_memory == 1 and wss.buffered == 200000
+        ab_a.close()  # a message cut off half way gives its reservation back
+        assert closed(ab_b)
+        wait_for(lambda: wss.buffered == 0, "the reservation to be released")
+        for radio in radios.values():
+            radio.close()
+    finally:
+        wss.stop()
+
+
+def test_control_bytes_alone_get_a_fail_not_a_traceback(world, caplog):
+    _, wss, radios = world
+    a = radios["A"]
+    assert a.ask(b"\x1c\x1d\x1e\x1f;") == "Fail: Unknown Message (not text, or longer than 1024 bytes);"
+    assert a.ask(b"\x1c;") == "Fail: Unknown Message (not text, or longer than 1024 bytes);"
+    a.join()
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_garbage_on_a_link_logs_a_bounded_amount(world, caplog):
+    _, wss, radios = world
+    link_a, link_b = open_link(radios["A"], radios["B"])
+    caplog.set_level(logging.WARNING, logger="usarsim.protocol.wss")
+    link_a.sendall(b"junk!;" * 5000 + frame_send(b"after"))
+    assert receive(link_b, 5) == b"after"  # every piece of garbage was read before it
+    warnings = [r for r in caplog.records if r.name == "usarsim.protocol.wss" and r.levelno == logging.WARNING]
+    assert 1 <= len(warnings) <= 10

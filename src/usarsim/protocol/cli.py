@@ -13,12 +13,20 @@ from typing import TYPE_CHECKING
 from usarsim.arguments import positive_float, positive_int, whole_number
 from usarsim.protocol.dialect import AUTO, SERVER_DIALECTS
 from usarsim.protocol.server import DEFAULT_IMAGE_PORT, DEFAULT_PORT, INIT_TIMEOUT, MAX_CONNECTIONS
+from usarsim.protocol.truth_server import TRUTH_HOST
+from usarsim.protocol.truth_wire import DEFAULT_TRUTH_PORT
+from usarsim.protocol.udk_wss_wire import DEFAULT_UDK_WSS_PORT
 from usarsim.protocol.units import UNITS
 from usarsim.protocol.wss import DEFAULT_WSS_PORT
 from usarsim.sim.noise import NO_NOISE_HELP
 
 if TYPE_CHECKING:
     from usarsim.protocol.image_server import ImageOptions
+    from usarsim.protocol.server import ProtocolServer
+    from usarsim.sim.simulator import Simulator
+
+WSS_DIALECTS = ("ut2004", "udk")
+WSS_PORTS = {"ut2004": DEFAULT_WSS_PORT, "udk": DEFAULT_UDK_WSS_PORT}
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +48,17 @@ def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.Argumen
                             "MaxConnections); more are answered ERR and closed")
     serve.add_argument("--init-timeout", type=positive_float, default=INIT_TIMEOUT,
                        help=f"seconds a connection may stay without INIT before it is closed (default {INIT_TIMEOUT:g})")
-    serve.add_argument("--wss-port", type=_image_port, default=DEFAULT_WSS_PORT,
-                       help=f"wireless communication server port (default {DEFAULT_WSS_PORT}; -1: none)")
+    serve.add_argument("--wss-port", type=_image_port, default=None,
+                       help=f"wireless server port (default {DEFAULT_WSS_PORT}, or {DEFAULT_UDK_WSS_PORT} with "
+                            "--wss-dialect udk; -1: none)")
+    serve.add_argument("--wss-dialect", choices=WSS_DIALECTS, default="ut2004",
+                       help="wireless server: ut2004 (the 3.1.3 ComServer: REGISTER, LISTEN, OPEN, GETSS; default) "
+                            "or udk (the UDK-era WSS: INIT, GETSS, DNS, REVERSEDNS, relays through allocated ports)")
+    serve.add_argument("--truth-port", type=_image_port, default=-1,
+                       help=f"ground-truth (USARTruth) server port, e.g. {DEFAULT_TRUTH_PORT} (default -1: none; "
+                            "it tells every robot's and victim's true pose)")
+    serve.add_argument("--truth-host", default=TRUTH_HOST,
+                       help=f"address the ground-truth server listens on (default {TRUTH_HOST}, whatever --host is)")
     serve.add_argument("--pacing", choices=PACINGS, default="realtime",
                        help="realtime: sim time follows the wall clock; fast: as fast as possible; "
                             "lockstep: as fast as the slowest client reads (no dropped SEN)")
@@ -139,7 +156,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Run until Ctrl-C (SIGINT) or SIGTERM."""
     from usarsim.live.options import live_attach
     from usarsim.protocol.server import ProtocolServer
-    from usarsim.protocol.wss import WirelessServer
     from usarsim.sim.simulator import Simulator
 
     try:
@@ -152,7 +168,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     server = ProtocolServer(sim, host=args.host, port=args.port, image_port=image_port, image_options=options,
                             dialect=args.dialect, units=args.units, max_connections=args.max_clients,
                             init_timeout=args.init_timeout)
-    wss = WirelessServer(sim, host=args.host, port=args.wss_port) if args.wss_port >= 0 else None
+    side_servers: dict = {}
     done = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -166,8 +182,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             attach(sim)
         try:
             server.start()
-            if wss is not None:
-                wss.start()
+            side_servers = _side_servers(args, sim, server)
+            for side in side_servers.values():
+                side.start()
         except socket.gaierror as exc:
             print(f"usarsim serve: error: cannot resolve host {args.host!r}: {exc.strerror}", file=sys.stderr)
             return 2
@@ -175,7 +192,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"usarsim serve: error: {exc}", file=sys.stderr)
             return 2
         images = f", images on port {server.image_server.port}" if server.image_server is not None else ""
-        images += f", wireless on port {wss.port}" if wss is not None else ""
+        images += "".join(f", {what} on port {side.port}" for what, side in side_servers.items())
         print(f"usarsim: world '{sim.spec.name}' on {args.host}:{server.port}{images} "
               f"({args.pacing} pacing); Ctrl-C stops", flush=True)
         while not done.wait(0.5):
@@ -183,8 +200,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        if wss is not None:
-            wss.stop()
+        for side in side_servers.values():
+            side.stop()
         server.stop()
         live.close()
         sim.close()
@@ -192,4 +209,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_subcommand", "cmd_serve"]
+def _side_servers(args: argparse.Namespace, sim: "Simulator", server: "ProtocolServer") -> dict:
+    """The wireless and ground-truth servers the arguments ask for, by what the banner calls them."""
+    from usarsim.protocol.truth_server import TruthServer
+    from usarsim.protocol.udk_wss import UdkWirelessServer
+    from usarsim.protocol.wss import WirelessServer
+
+    sides: dict = {}
+    wss_port = WSS_PORTS[args.wss_dialect] if args.wss_port is None else args.wss_port
+    image_port = server.image_server.port if server.image_server is not None else -1
+    own_ports = {port for port in (server.port, image_port, args.truth_port) if port > 0}
+    if wss_port >= 0 and args.wss_dialect == "udk":
+        sides["UDK wireless"] = UdkWirelessServer(sim, host=args.host, port=wss_port)
+    elif wss_port >= 0:
+        sides["wireless"] = WirelessServer(sim, host=args.host, port=wss_port, reserved_ports=own_ports)
+    if args.truth_port >= 0:
+        sides[f"ground truth ({args.truth_host})"] = TruthServer(sim, host=args.truth_host, port=args.truth_port)
+    return sides
+
+
+__all__ = ["WSS_DIALECTS", "add_subcommand", "cmd_serve"]

@@ -14,7 +14,14 @@ Threads: one event loop thread owns every socket; the simulator thread only hand
 each new link table over (``call_soon_threadsafe``). Back-pressure: each link end
 has its own writer and at most ``queue_bytes`` waiting; a message that does not fit
 is dropped whole (tail drop) and counted, so a slow receiver never blocks a sender,
-another link or the simulator. Per-link delivery is in order.
+another link or the simulator. Per-link delivery is in order. All links together hold
+at most ``buffer_bytes`` of messages (arriving or waiting); a SEND beyond that is read
+past and dropped, so half-sent messages cannot pile up memory.
+
+Limits: at most ``max_sessions`` control connections, each of which must REGISTER within
+``register_timeout``; a name belongs to the connection that registered it; a robot can
+only register the address its control connection comes from, and OPEN never connects to
+a port of the simulator's own servers (``reserved_ports``).
 """
 from __future__ import annotations
 
@@ -26,6 +33,8 @@ from typing import TYPE_CHECKING
 
 from usarsim.protocol import wss_commands as wc
 from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks
+from usarsim.protocol.session_guard import IdleDeadline, SessionSlots
+from usarsim.protocol.throttled_log import ThrottledLog
 
 if TYPE_CHECKING:
     from usarsim.sim.simulator import Simulator
@@ -38,6 +47,8 @@ QUEUE_BYTES = 1 << 20  # bytes waiting for one slow receiver before its new mess
 CONNECT_TIMEOUT = 3.0  # s to reach a robot's listening port on OPEN
 MAX_SESSIONS = 64  # control connections
 MAX_LINKS = 256  # open links (two connections each)
+BUFFER_BYTES = 64 << 20  # message bytes all links together hold (arriving or waiting)
+REGISTER_TIMEOUT = 60.0  # s a control connection may stay without a REGISTER
 READ_SIZE = 65536
 
 
@@ -48,6 +59,7 @@ class Stats:
     delivered: int = 0
     dropped_signal: int = 0  # sent while the link was below the cut-off
     dropped_full: int = 0  # the receiver's queue was full
+    dropped_memory: int = 0  # the server's message buffers were full when the SEND began
     links_opened: int = 0
     links_closed: int = 0
 
@@ -62,6 +74,7 @@ class _End:
     queue: collections.deque = field(default_factory=collections.deque)
     queued: int = 0
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    parser: wc.LinkParser | None = None  # what this end writes (set when its reader starts)
 
 
 @dataclass(eq=False)
@@ -79,18 +92,26 @@ class WirelessServer:
     """The WSS front door of a :class:`~usarsim.sim.simulator.Simulator` (``port=0``: any free port)."""
 
     def __init__(self, sim: "Simulator", host: str = "127.0.0.1", port: int = DEFAULT_WSS_PORT, *,
-                 queue_bytes: int = QUEUE_BYTES, connect_timeout: float = CONNECT_TIMEOUT) -> None:
-        if queue_bytes < 1:
-            raise ValueError("queue_bytes must be at least 1")
+                 queue_bytes: int = QUEUE_BYTES, connect_timeout: float = CONNECT_TIMEOUT,
+                 buffer_bytes: int = BUFFER_BYTES, register_timeout: float = REGISTER_TIMEOUT,
+                 max_sessions: int = MAX_SESSIONS, reserved_ports: set[int] | None = None) -> None:
+        if queue_bytes < 1 or buffer_bytes < 1:
+            raise ValueError("queue_bytes and buffer_bytes must be at least 1")
+        if not register_timeout > 0:
+            raise ValueError("register_timeout must be positive")
         self.sim = sim
         self.host = host
         self.port = port
         self.queue_bytes = queue_bytes
+        self.buffer_bytes = buffer_bytes
+        self.buffered = 0  # message bytes held now, all links together
         self.connect_timeout = connect_timeout
+        self.register_timeout = register_timeout
+        self.reserved_ports = set(reserved_ports or ())
         self.registry = wc.Registry()
         self.stats = Stats()
+        self.slots = SessionSlots(max_sessions)
         self._links: set[_Link] = set()
-        self._sessions = 0
         self._next_session = 0
         self._serving = LoopThread("usarsim-wss")
 
@@ -101,6 +122,7 @@ class WirelessServer:
         if self._serving.running:
             return
         self.port = self._serving.start(self._session, self.host, self.port, self._shutdown)
+        self.reserved_ports.add(self.port)
         self.sim.wireless.add_listener(self._on_table)
         log.info("wireless communication server on %s:%d", self.host, self.port)
 
@@ -123,17 +145,20 @@ class WirelessServer:
     async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._next_session += 1
         owner = self._next_session
-        if self._sessions >= MAX_SESSIONS:
-            writer.write(wc.fail(f"Too many connections (at most {MAX_SESSIONS})"))
+        if not self.slots.take():
+            writer.write(wc.fail(f"Too many connections (at most {self.slots.limit})"))
             writer.close()
             return
-        self._sessions += 1
         peer = writer.get_extra_info("peername")
         peer_ip = peer[0] if isinstance(peer, tuple) else ""
         splitter = wc.ControlSplitter()
+        deadline = IdleDeadline(self.register_timeout)
         try:
             while True:
-                data = await reader.read(READ_SIZE)
+                data = await deadline.read(reader, READ_SIZE)
+                if data is None:
+                    writer.write(wc.fail(f"No REGISTER within {self.register_timeout:g} s"))
+                    break
                 if not data:
                     break
                 for command in splitter.feed(data):
@@ -143,21 +168,27 @@ class WirelessServer:
                         log.exception("WSS: error handling %r", command)
                         reply = wc.fail(f"Internal error: {exc}")
                     writer.write(reply)
+                if owner in self.registry.owners():
+                    deadline.clear()
                 await writer.drain()
         except (ConnectionError, OSError):
             pass
+        except asyncio.CancelledError:  # the server stopping: end quietly (Python 3.11's
+            pass  # stream callback would log a cancelled handler as an error)
         finally:
-            self._sessions -= 1
+            self.slots.give_back()
             self.registry.forget(owner)
             writer.close()
 
     async def _reply(self, command: str | None, owner: int, peer_ip: str) -> bytes:
-        if command is None:
+        words = command.split() if command is not None else []
+        if not words:
             return wc.fail(f"Unknown Message (not text, or longer than {wc.MAX_COMMAND} bytes)")
-        words = command.split()
         word = words[0].upper()
         if word == "REGISTER":
-            return wc.fail("Incorrect Message") if len(words) != 3 else self.registry.register(words[1], words[2], owner)
+            if len(words) != 3:
+                return wc.fail("Incorrect Message")
+            return self.registry.register(words[1], words[2], owner, peer_ip=peer_ip or None)
         if word == "LISTEN":
             return wc.fail("Incorrect Message") if len(words) != 3 else self.registry.listen(words[1], words[2], owner)
         if word == "OPEN":
@@ -168,7 +199,7 @@ class WirelessServer:
 
     def _getss(self, r1: str, r2: str, peer_ip: str) -> bytes:
         # The original answers only the robots themselves, recognised by the address they registered.
-        if peer_ip not in {_resolve(self.registry.ip_of(r1)), _resolve(self.registry.ip_of(r2))}:
+        if peer_ip not in {wc.resolve(self.registry.ip_of(r1)), wc.resolve(self.registry.ip_of(r2))}:
             return wc.fail("Server does not accept third party requests")
         return wc.check_signal(self.sim.wireless.table.signal_between(r1, r2))
 
@@ -176,6 +207,9 @@ class WirelessServer:
         port, host_port = wc.parse_port(port_text), wc.parse_port(host_port_text)
         if port is None or host_port is None:
             return wc.fail(f"Invalid port {port_text if port is None else host_port_text}")
+        for reserved in (port, host_port):
+            if reserved in self.reserved_ports:  # a robot's controller, never the simulator's own doors
+                return wc.fail(f"Invalid port {reserved} (a port of the simulator)")
         listening = self.registry.listening
         if (name, port) not in listening and (host, host_port) not in listening:
             return wc.fail(f"{name} not listening on port {port}")
@@ -198,7 +232,7 @@ class WirelessServer:
     async def _connect(self, name: str, port: int) -> _End | None:
         try:
             reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(_resolve(self.registry.ip_of(name)), port), self.connect_timeout)
+                asyncio.open_connection(wc.resolve(self.registry.ip_of(name)), port), self.connect_timeout)
         except (OSError, asyncio.TimeoutError) as exc:
             log.info("WSS: cannot reach %s on port %d: %s", name, port, exc)
             return None
@@ -214,7 +248,8 @@ class WirelessServer:
         log.info("WSS: link %s <-> %s opened", link.a.name, link.b.name)
 
     async def _read_end(self, link: _Link, end: _End) -> None:
-        parser = wc.LinkParser()
+        parser = end.parser = wc.LinkParser(admit=self._admit)
+        garbage = ThrottledLog(log)  # per link end: a flood of garbage logs a bounded amount
         reason = f"{end.name} closed its link"
         try:
             while not link.closed:
@@ -230,21 +265,34 @@ class WirelessServer:
                     elif isinstance(event, wc.Close):
                         reason = f"{end.name} sent CLOSE"
                         return
+                    elif isinstance(event, wc.Refused):
+                        self.stats.dropped_memory += 1
+                        garbage.warning("WSS: %s -> %s: a SEND of %d bytes dropped (message buffers full)",
+                                        end.name, link.other(end).name, event.size)
                     else:
-                        log.warning("WSS: %s -> %s: %s", end.name, link.other(end).name, event.reason)
+                        garbage.warning("WSS: %s -> %s: %s", end.name, link.other(end).name, event.reason)
         except (ConnectionError, OSError):
             pass
         finally:
             self._close_link(link, reason)
+
+    def _admit(self, size: int) -> bool:
+        """Reserve ``size`` bytes of the servers' message buffers for a SEND that begins."""
+        if self.buffered + size > self.buffer_bytes:
+            return False
+        self.buffered += size
+        return True
 
     def _forward(self, link: _Link, end: _End, payload: bytes) -> bool:
         """Queue ``payload`` for the other end; False when the link has to close (below cut-off)."""
         peer = link.other(end)
         if not self.sim.wireless.table.reachable(end.name, peer.name):
             self.stats.dropped_signal += 1
+            self.buffered -= len(payload)
             self._close_link(link, f"signal {end.name} -> {peer.name} below the cut-off")
             return False
         if peer.queued + len(payload) > self.queue_bytes:
+            self.buffered -= len(payload)
             self.stats.dropped_full += 1
             if self.stats.dropped_full in (1, 10, 100) or self.stats.dropped_full % 1000 == 0:
                 log.warning("WSS: %s reads too slowly: %d messages dropped", peer.name, self.stats.dropped_full)
@@ -264,6 +312,7 @@ class WirelessServer:
                     continue
                 payload = end.queue.popleft()
                 end.queued -= len(payload)
+                self.buffered -= len(payload)  # the transport holds it now (drain bounds that)
                 end.writer.write(payload)
                 await end.writer.drain()
         except (ConnectionError, OSError):
@@ -278,7 +327,11 @@ class WirelessServer:
         for end in (link.a, link.b):
             while end.queue:  # accepted while the link was up: hand it to the transport, which flushes on close
                 end.writer.write(end.queue.popleft())
+            self.buffered -= end.queued
             end.queued = 0
+            if end.parser is not None:  # a message cut off half way
+                self.buffered -= end.parser.reserved
+                end.parser.reserved = 0
             end.writer.close()
         current = asyncio.current_task()
         for task in link.tasks:
@@ -297,8 +350,4 @@ class WirelessServer:
                 self._close_link(link, f"signal {link.a.name} <-> {link.b.name} fell below the cut-off")
 
 
-def _resolve(ip: str | None) -> str | None:
-    return "127.0.0.1" if ip is not None and ip.lower() == "localhost" else ip
-
-
-__all__ = ["DEFAULT_WSS_PORT", "QUEUE_BYTES", "Stats", "WirelessServer"]
+__all__ = ["BUFFER_BYTES", "DEFAULT_WSS_PORT", "QUEUE_BYTES", "REGISTER_TIMEOUT", "Stats", "WirelessServer"]

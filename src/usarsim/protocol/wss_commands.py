@@ -3,7 +3,8 @@
 Control connection (``--wss-port``, 5874 as in USARSim's USAR.ini): commands end with
 ``;`` (a line end is accepted too), words are separated by spaces, the command word is
 case-insensitive. Replies are ``OK;``, ``Fail: <reason>;`` and, for GETSS, ``OK:<dBm>;``,
-as the original ComServer sends them.
+as the original ComServer sends them, each followed by a line end (the original sends
+none; a line-reading client, such as a UDK-era one on the wrong port, would wait forever).
 
 Data links (TCP connections the server opens to both robots on OPEN): a robot sends
 ``SEND <length> <bytes>;`` (binary-safe, the word case-sensitive) and ``CLOSE;``; the
@@ -14,24 +15,30 @@ from __future__ import annotations
 import ipaddress
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 MAX_COMMAND = 1024  # bytes of a control command without its terminator
 MAX_MESSAGE = 1 << 20  # bytes of one SEND
+REPLY_END = b";\r\n"
+
+
+def _reply(text: str) -> bytes:
+    return text.encode("ascii", "replace") + REPLY_END
 
 
 def ok() -> bytes:
     """The success reply."""
-    return b"OK;"
+    return _reply("OK")
 
 
 def fail(reason: str) -> bytes:
     """A failure reply."""
-    return f"Fail: {reason};".encode("ascii", "replace")
+    return _reply(f"Fail: {reason}")
 
 
 def ok_signal(dbm: float) -> bytes:
     """GETSS's success reply (two decimals, as UnrealScript prints floats)."""
-    return f"OK:{dbm:.2f};".encode("ascii")
+    return _reply(f"OK:{dbm:.2f}")
 
 
 # --------------------------------------------------------------------------- control stream
@@ -65,35 +72,41 @@ class ControlSplitter:
 
 def _text(raw: bytes) -> str | None:
     try:
-        text = raw.decode("ascii").strip()
+        text = raw.decode("ascii").strip(" \t\r\n")  # not str.strip(): it takes 0x1c-0x1f for spaces
     except UnicodeDecodeError:
         return None
-    return text if text.isprintable() else None
+    return text if text and text.isprintable() else None
 
 
 # --------------------------------------------------------------------------- registry
 
 @dataclass
 class Registry:
-    """Who registered (name -> IP, owner session) and who listens on which port."""
+    """Who registered (name -> IP, owner session) and who listens on which port. A name
+    belongs to the control connection that registered it until that connection closes."""
 
     robots: dict[str, tuple[str, int]] = field(default_factory=dict)
     listening: dict[tuple[str, int], int] = field(default_factory=dict)
 
-    def register(self, name: str, ip: str, owner: int) -> bytes:
-        """REGISTER RobotName IPAddress."""
+    def register(self, name: str, ip: str, owner: int, peer_ip: str | None = None) -> bytes:
+        """REGISTER RobotName IPAddress; ``peer_ip`` (the connection's own address), when given,
+        is the only address a robot may register: the server connects to it on OPEN."""
         if not _valid_ip(ip):
             return fail(f"Invalid IP address {ip}")
+        if peer_ip is not None and resolve(ip) != peer_ip:
+            return fail(f"Invalid IP address {ip} (a robot registers the address it connects from, {peer_ip})")
         known = self.robots.get(name)
-        if known is not None and known[0] != ip:
+        if known is not None and (known[0] != ip or known[1] != owner):
             return fail(f"Robot with name {name} already registered")
         self.robots[name] = (ip, owner)
         return ok()
 
     def listen(self, name: str, port_text: str, owner: int) -> bytes:
-        """LISTEN RobotName Port."""
+        """LISTEN RobotName Port (only on the connection that registered the robot)."""
         if name not in self.robots:
             return fail(f"Robot {name} not registered")
+        if self.robots[name][1] != owner:
+            return fail(f"Robot {name} registered by another connection")
         port = parse_port(port_text)
         if port is None:
             return fail(f"Invalid port {port_text}")
@@ -107,10 +120,19 @@ class Registry:
         entry = self.robots.get(name)
         return None if entry is None else entry[0]
 
+    def owners(self) -> set[int]:
+        """Sessions that registered at least one robot."""
+        return {owner for _, owner in self.robots.values()}
+
     def forget(self, owner: int) -> None:
         """Drop what session ``owner`` registered (its control connection closed)."""
         self.robots = {n: v for n, v in self.robots.items() if v[1] != owner}
         self.listening = {k: o for k, o in self.listening.items() if o != owner and k[0] in self.robots}
+
+
+def resolve(ip: str | None) -> str | None:
+    """The address an IP text names ("localhost" is 127.0.0.1)."""
+    return "127.0.0.1" if ip is not None and ip.lower() == "localhost" else ip
 
 
 def _valid_ip(text: str) -> bool:
@@ -159,23 +181,38 @@ class Garbage:
     reason: str
 
 
-LinkEvent = Send | Close | Garbage
+@dataclass(frozen=True)
+class Refused:
+    """A SEND whose payload the server had no room for (read and thrown away, never held)."""
+
+    size: int
+
+
+LinkEvent = Send | Close | Garbage | Refused
 _SEPARATORS = b";\r\n "
 
 
 class LinkParser:
-    """Incremental parser of what a robot writes on a data link (binary-safe)."""
+    """Incremental parser of what a robot writes on a data link (binary-safe).
 
-    def __init__(self, max_message: int = MAX_MESSAGE) -> None:
+    ``admit(n)`` is asked before a SEND's n payload bytes are held; when it says no, the
+    payload is read past without being kept and comes out as :class:`Refused`. ``reserved``
+    is what was admitted for the message still arriving."""
+
+    def __init__(self, max_message: int = MAX_MESSAGE, admit: Callable[[int], bool] | None = None) -> None:
         self.max_message = max_message
+        self.admit = admit
+        self.reserved = 0
         self._buf = bytearray()
         self._want: int | None = None  # payload bytes still expected
+        self._discard = 0  # bytes of a refused payload still to read past
+        self._refused = 0
         self._skipping = False
 
     @property
     def mid_message(self) -> bool:
         """True while a SEND's payload is only partly received."""
-        return self._want is not None or bool(self._buf.strip(_SEPARATORS))
+        return self._want is not None or self._discard > 0 or bool(self._buf.strip(_SEPARATORS))
 
     def feed(self, data: bytes) -> list[LinkEvent]:
         """Events completed by ``data``, in order."""
@@ -189,12 +226,20 @@ class LinkParser:
 
     def _next(self) -> LinkEvent | None:
         buf = self._buf
+        if self._discard:
+            taken = min(self._discard, len(buf))
+            del buf[:taken]
+            self._discard -= taken
+            if self._discard:
+                return None
+            return Refused(self._refused)
         if self._want is not None:
             if len(buf) < self._want:
                 return None
             payload = bytes(buf[:self._want])
             del buf[:self._want]
             self._want = None
+            self.reserved = 0  # handed over with the Send
             return Send(payload)
         if self._skipping:
             end = buf.find(b";")
@@ -225,7 +270,12 @@ class LinkParser:
             self._skipping = True
             return Garbage(f"SEND length {digits[:12]!r} is not a number up to {self.max_message}")
         del buf[:space + 1]
-        self._want = int(digits)
+        size = int(digits)
+        if self.admit is not None and size and not self.admit(size):
+            self._discard, self._refused = size, size
+        else:
+            self._want = size
+            self.reserved = size if self.admit is not None else 0
         return self._next()
 
 
@@ -235,4 +285,5 @@ def frame_send(payload: bytes) -> bytes:
 
 
 __all__ = ["Close", "ControlSplitter", "Garbage", "LinkEvent", "LinkParser", "MAX_COMMAND", "MAX_MESSAGE",
-           "Registry", "Send", "check_signal", "fail", "frame_send", "ok", "ok_signal", "parse_port"]
+           "REPLY_END", "Refused", "Registry", "Send", "check_signal", "fail", "frame_send", "ok", "ok_signal",
+           "parse_port", "resolve"]
