@@ -45,12 +45,17 @@ def in_unreal_units(line: str) -> bool:
     return any(abs(v) > 100 for v in numbers)
 
 
+def for_the_wireless_server(line: str) -> bool:
+    """The UDK wireless server's own INIT (``INIT {Robot r} {Port p}``), not the simulator's."""
+    return SEGMENT.findall(line)[0].startswith("Robot ")
+
+
 def taught_lines() -> list[tuple[str, str]]:
     found = []
     for source, text in taught_sources().items():
         for match in INIT_LINE.finditer(text):
             line = "INIT" + match.group(1)
-            if is_example(line):
+            if is_example(line) and not for_the_wireless_server(line):
                 found.append((source, line))
     return found
 
