@@ -16,6 +16,7 @@ def test_same_seed_same_arena_other_seed_other_arena(tmp_path):
     assert first == again and first["static"] != other["static"]
 
 
+@pytest.mark.slow  # fifty generated arenas
 def test_fifty_seeds_every_victim_reachable_from_every_start(tmp_path):
     for seed in range(50):
         difficulty = DIFFICULTIES[seed % 3]

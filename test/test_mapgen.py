@@ -119,6 +119,7 @@ def test_map_frame_is_the_world_frame(tmp_path):
     assert image[grid.cells.shape[0] - 1 - row, col] == mapgen.OCCUPIED_PIXEL
 
 
+@pytest.mark.slow  # rebuilds every shipped world's map
 def test_shipped_maps_are_up_to_date(tmp_path):
     for name in available_worlds():
         spec = load_world(name)

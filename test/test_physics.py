@@ -57,6 +57,7 @@ def parked():
         yield {n: 1000.0 * float(np.linalg.norm(np.array(sim.ground_truth(n).position) - start[n])) for n in names}
 
 
+@pytest.mark.slow  # every ground robot parked for 60 s of sim time
 @pytest.mark.parametrize("cls", GROUND)
 def test_a_parked_robot_stays_parked_on_the_flat_and_on_a_15_degree_ramp(parked, cls):
     assert parked[f"flat_{cls}"] < 1.0, (cls, parked[f"flat_{cls}"])

@@ -20,6 +20,7 @@ SETTLE, HOLD = 1.0, 5.0  # s: time to land, then time it must stay put
 NEEDS_DEFAULT_RATE = {"QRIO"}
 
 
+@pytest.mark.slow  # 24 classes x 3 starts x 7 worlds x 6 s of sim time: most of the suite's CPU
 @pytest.mark.parametrize("world", available_worlds())
 @pytest.mark.parametrize("rate", [100.0, 200.0])
 def test_every_robot_stays_on_the_floor_at_every_start_pose(world, rate):
