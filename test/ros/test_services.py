@@ -12,9 +12,11 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from simulation_interfaces import srv  # noqa: E402
 from simulation_interfaces.action import SimulateSteps  # noqa: E402
 from usarsim_interfaces import srv as usrv  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
 from usarsim_interfaces.msg import RfidTagDetections  # noqa: E402
 
 from bridge_process import BridgeProcess  # noqa: E402
+from usarsim.ros.node import TF_STATIC_QOS  # noqa: E402
 from usarsim.sim.world import load_world  # noqa: E402
 
 ROBOT = "bot"
@@ -32,7 +34,8 @@ OK = si.Result.RESULT_OK
 @pytest.fixture(scope="module")
 def bridge(tmp_path_factory):
     b = BridgeProcess(tmp_path_factory.mktemp("services") / "node.log",
-                      ["world:=yellow", f"robots:=['{ROBOT}:RescueP2AT:Start1']", "rates.camera:=1.0"])
+                      ["world:=yellow", f"robots:=['{ROBOT}:RescueP2AT:Start1']", "rates.camera:=1.0",
+                       "frame_prefix:=''"])  # plain frames for the launched robot, as arena.launch.py has
     try:
         yield b
     finally:
@@ -135,8 +138,19 @@ def test_spawn_robot_and_urdf_then_query_set_and_delete(bridge):
     assert spawn(bridge, "y").result.result == si.SpawnResult.NO_RESOURCE
     crate = spawn(bridge, "crate", text=BOX_URDF, xyz=(x0 - 1.5, y0 - 1.5, FLOOR + 0.5))  # clear floor, no victim
     assert crate.result.result == OK, crate.result.error_message
-    # the new robot is bridged like the first: its topics appear
+    # the new robot is bridged like the first: its topics appear, and its frames have a prefix of
+    # their own (the launched robot's plain frames are taken), once each on /tf_static
     assert bridge.wait_for(lambda: "/second/odom" in dict(bridge.node.get_topic_names_and_types()))
+    statics = bridge.listen_once(TFMessage, "/tf_static", TF_STATIC_QOS)
+
+    def static_children():
+        latest = bridge.messages(statics)[-1].transforms if bridge.messages(statics) else []
+        return [t.child_frame_id for t in latest]
+
+    assert bridge.wait_for(lambda: any(c.startswith("second/") for c in static_children()))
+    children = static_children()
+    assert len(children) == len(set(children)), "a fixed transform is on /tf_static twice"
+    assert any(not c.startswith("second/") for c in children)  # the launched robot's stay
     assert set(entities(bridge)) == {ROBOT, "second", "crate"}
     robots = entities(bridge, categories=[si.EntityCategory(category=si.EntityCategory.CATEGORY_ROBOT)])
     assert set(robots) == {ROBOT, "second"}
@@ -161,6 +175,10 @@ def test_spawn_robot_and_urdf_then_query_set_and_delete(bridge):
     again = bridge.call(srv.DeleteEntity, "/delete_entity", srv.DeleteEntity.Request(entity="crate"))
     assert again.result.result == si.Result.RESULT_NOT_FOUND
     assert entities(bridge) == [ROBOT]
+    # nothing of the deleted robot is left on the graph: publishers, latched description, fixed frames
+    assert bridge.wait_for(lambda: not [t for t, _ in bridge.node.get_topic_names_and_types()
+                                        if t.startswith("/second/") and bridge.node.get_publishers_info_by_topic(t)])
+    assert bridge.wait_for(lambda: static_children() and not any(c.startswith("second/") for c in static_children()))
 
 
 def test_spawn_entities_and_reset(bridge):

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import ParameterException
+from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -130,6 +131,7 @@ class _Bridge:
     services: RobotServices | None = None
     cameras: list[Any] = field(default_factory=list)  # the robot's Camera sensors
     cmd_vel: CmdVelSubscription | None = None
+    statics: list[Any] = field(default_factory=list)  # its fixed transforms on /tf_static
 
 
 def cmd_vel_stamped(value: Any, distro: str | None = None) -> bool:
@@ -318,7 +320,13 @@ class UsarsimNode(Node):
         rule = self._prefix_rule
         if rule == "auto":
             return f"{name}/" if self._several or self._bridges else ""
-        return rule.replace("{robot}", name)
+        prefix = rule.replace("{robot}", name)
+        if any(b.names.frame_prefix == prefix for b in self._bridges.values()):
+            # a robot spawned beside one with the same fixed prefix ("" from arena.launch.py) would
+            # publish the same frames: it gets its own, as a robot launched with several does
+            self._log.info(f"{name}: frame prefix '{prefix}' is taken; using '{name}/'")
+            return f"{name}/"
+        return prefix
 
     def _names(self, name: str, spec: Any) -> convert.RobotNames:
         tf = ({"tf_topic": f"{name}/tf", "tf_static_topic": f"{name}/tf_static"} if self._multi else {})
@@ -342,10 +350,11 @@ class UsarsimNode(Node):
             if self._cameras == "on":
                 self._set_cameras(robot, True)
             now = self.sim.time
-            statics = convert.static_transforms(names, now)
-            if self._enu_frame:
-                statics.append(convert.enu_alias(names, self._enu_frame, now))
-            self._static.setdefault(names.tf_static_topic, []).extend(statics)
+            bridge.statics = convert.static_transforms(names, now)
+            on_topic = self._static.setdefault(names.tf_static_topic, [])
+            if self._enu_frame and not on_topic:  # one alias of the world frame per TF tree
+                on_topic.append(convert.enu_alias(names, self._enu_frame, now))
+            on_topic.extend(bridge.statics)
             self._send_static(names.tf_static_topic)
             self._send_tf(convert.initial_joint_transforms(names, now), names.tf_topic)
             description = self.create_publisher(String, names.topic("robot_description"), LATCHED_QOS)
@@ -389,6 +398,31 @@ class UsarsimNode(Node):
                 bridge.cmd_vel.destroy()
             if bridge.services is not None:
                 bridge.services.destroy()
+            self._unpublish(bridge)
+
+    def _unpublish(self, bridge: _Bridge) -> None:
+        """A removed robot leaves nothing on the graph: its publishers (the latched description
+        too) go, and its fixed transforms leave /tf_static."""
+        namespace = bridge.names.topic("")
+        gone = [self._pubs.pop(t) for t in list(self._pubs) if namespace and t.startswith(namespace)]
+
+        def destroy() -> None:  # on the publishing thread, after the messages queued for them went out
+            for pub in gone:
+                self.destroy_publisher(pub)
+
+        self._queue.submit(destroy)
+        name = bridge.robot.name
+        for key in [k for k in self._sensor_topics if k[0] == name]:
+            del self._sensor_topics[key]
+        for key in [k for k in self._next_info if k[0] == name]:
+            del self._next_info[key]
+        topic = bridge.names.tf_static_topic
+        if namespace and topic.startswith(namespace):  # its own TF tree (multi_robot) went with it
+            self._static.pop(topic, None)
+            return
+        mine = {id(t) for t in bridge.statics}
+        self._static[topic] = [t for t in self._static.get(topic, []) if id(t) not in mine]
+        self._send_static(topic)
 
     def _apply_rates(self, robot: Robot) -> None:
         for kind, types in RATE_TYPES.items():
@@ -625,7 +659,10 @@ def main(args: Sequence[str] | None = None) -> int:
         executor.add_node(node)
         node.start()
         while rclpy.ok() and not node.shutdown_requested:
-            executor.spin_once(timeout_sec=0.2)
+            try:
+                executor.spin_once(timeout_sec=0.2)
+            except InvalidHandle:  # a removed robot's entity, destroyed while the executor waited on it
+                continue
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except (ConfigError, CommandError, RuntimeError, ParameterException) as exc:

@@ -147,7 +147,7 @@ class WirelessBridge:
         self.dropped = 0
         self._lock = threading.Lock()
         self._pubs: dict[str, Any] = {}
-        self._subscribed: set[str] = set()
+        self._subscribed: dict[str, Any] = {}  # robot -> its send subscription
         self._markers = node.create_publisher(MarkerArray, MARKER_TOPIC, QOS)
         for name, position in _stations_parameter(node):
             sim.add_station(name, position)
@@ -169,14 +169,25 @@ class WirelessBridge:
 
     def _on_table(self, table: LinkTable) -> None:
         """Simulator thread: publish the new links and markers; subscribe to new robots' send topics."""
-        for name, kind in zip(table.names, table.kinds):
-            if kind == ROBOT and name not in self._subscribed:
-                self._subscribed.add(name)
-                self.node.create_subscription(WirelessMessage, topic(name, "send", relative=True),
-                                              lambda msg, sender=name: self._relay(sender, msg), QOS)
+        robots = {name for name, kind in zip(table.names, table.kinds) if kind == ROBOT}
+        for name in robots - self._subscribed.keys():
+            self._subscribed[name] = self.node.create_subscription(
+                WirelessMessage, topic(name, "send", relative=True),
+                lambda msg, sender=name: self._relay(sender, msg), QOS)
+        for name in self._subscribed.keys() - robots:
+            self._forget(name)
         for name, msg in link_messages(table, self.frame, relative=True):
             self._publisher(name, WirelessLinks).publish(msg)
         self._markers.publish(link_markers(table, self.frame, self.sim.wireless.comm.p_d0))
+
+    def _forget(self, robot: str) -> None:
+        """A robot that left the radio leaves the graph too: its send subscription and link topics."""
+        self.node.destroy_subscription(self._subscribed.pop(robot))
+        with self._lock:
+            gone = [t for t in self._pubs if t in (topic(robot, "links", relative=True),
+                                                   topic(robot, "receive", relative=True))]
+            for name in gone:
+                self.node.destroy_publisher(self._pubs.pop(name))
 
     def _relay(self, sender: str, msg: Any) -> None:
         """Executor thread: deliver ``msg`` from ``sender`` if the radio gets it there."""
