@@ -108,3 +108,29 @@ def test_map_of_a_huge_extent_is_refused_before_building(tmp_path):
                                                 "  - {kind: box, xyz: [4000, 0, 0.5]}\n"))
     with pytest.raises(ConfigError, match="cells, at most 4000000: give a coarser map_resolution"):
         mapgen.occupancy_maps(spec, 0.05)
+
+
+def _blank_png(path, width: int, height: int) -> None:
+    """A grey PNG of width x height written row by row (a few hundred kB: it is all zeros)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    packer, row = zlib.compressobj(9), b"\0" * (width + 1)  # filter byte + pixels
+    pixels = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b""))
+
+
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")
+@pytest.mark.parametrize("side", [12_000, 20_000])
+def test_huge_heightmap_refused_before_decoding(tmp_path, side):
+    # 144 and 400 megapixels: decoded to floats they would take 1.2 and 3.2 GB
+    _blank_png(tmp_path / "big.png", side, side)
+    spec = load_world_file(world_file(tmp_path, "outdoor: true\nterrain: {heightmap: big.png, size: [100, 100]}\n"))
+    from usarsim.sim.terrain import load_heights
+
+    with pytest.raises(ConfigError, match="terrain.heightmap: big.png .*use 2..1024 samples per side"):
+        load_heights(spec.terrain, tmp_path, str(tmp_path / "w.yaml"))
