@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from usarsim.arguments import OneLineParser, positive_float, whole_number
+from usarsim.arguments import OneLineParser, positive_float, seed_number
 from usarsim.config_loading import ConfigError
 from usarsim.sim.commands import CommandError
 from usarsim.sim.noise import NO_NOISE_HELP
+from usarsim.whole_file import all_or_nothing
 
 
 def parse_drive_pair(text: str) -> tuple[float, float]:
@@ -128,10 +129,21 @@ def cmd_map(args: argparse.Namespace) -> int:
 
     out_dir = Path(args.output) if args.output else share_dir() / "worlds"
     for name in args.worlds or available_worlds():
-        spec = load_world(name)
-        for path in write_map(spec, out_dir, resolution=args.resolution or spec.map_resolution):
-            print(path)
+        try:
+            spec = load_world(name)
+            with all_or_nothing(out_dir) as scratch:
+                written = write_map(spec, scratch, resolution=args.resolution or spec.map_resolution)
+        except KeyboardInterrupt:
+            return _stopped("map", f"while mapping '{name}'; its maps are as they were")
+        for path in written:
+            print(out_dir / path.name)
     return 0
+
+
+def _stopped(command: str, what: str) -> int:
+    """Ctrl-C: one line saying what was left undone (the exit status a shell gives Ctrl-C)."""
+    print(f"{' '.join(filter(None, ('usarsim', command)))}: stopped by Ctrl-C {what}", file=sys.stderr)
+    return 130
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -143,11 +155,14 @@ def cmd_arena(args: argparse.Namespace) -> int:
     width, height = args.size
     out_dir = Path(args.output)
     name = args.name or f"arena_{args.difficulty}_{args.seed}"
-    path = out_dir / f"{name}.yaml"
-    generate(args.seed, width, height, args.difficulty, path, name)
-    print(path)
-    for written in write_map(load_world_file(path), out_dir):
-        print(written)
+    try:
+        with all_or_nothing(out_dir) as scratch:  # the arena and its map, or nothing
+            generate(args.seed, width, height, args.difficulty, scratch / f"{name}.yaml", name)
+            written = [scratch / f"{name}.yaml", *write_map(load_world_file(scratch / f"{name}.yaml"), scratch)]
+    except KeyboardInterrupt:
+        return _stopped("arena", f"while drawing '{name}'; nothing written")
+    for path in written:
+        print(out_dir / path.name)
     return 0
 
 
@@ -159,12 +174,17 @@ def cmd_osm(args: argparse.Namespace) -> int:
 
     source = Path(args.file)
     out = Path(args.output) if args.output else source.with_suffix(".yaml")
-    convert(source, out, args.name, args.building_height)
-    print(out)
-    if not args.no_map:
-        spec = load_world_file(out)
-        for written in write_map(spec, out.parent, resolution=spec.map_resolution):
-            print(written)
+    try:
+        with all_or_nothing(out.parent) as scratch:  # the world and its map, or nothing
+            convert(source, scratch / out.name, args.name or out.stem, args.building_height)
+            written = [scratch / out.name]
+            if not args.no_map:
+                spec = load_world_file(scratch / out.name)
+                written += write_map(spec, scratch, resolution=spec.map_resolution)
+    except KeyboardInterrupt:
+        return _stopped("osm", f"while converting {source.name}; nothing written")
+    for path in written:
+        print(out.parent / path.name)
     return 0
 
 
@@ -194,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--world", default=DEFAULT_WORLD, help=f"world name or YAML file (default: {DEFAULT_WORLD})")
     run.add_argument("--robot", default="P2AT")
     run.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
-    run.add_argument("--seed", type=whole_number, default=0)
+    run.add_argument("--seed", type=seed_number, default=0)
     run.add_argument("--no-noise", dest="noise", action="store_false", help=NO_NOISE_HELP)
     run.add_argument("--pacing", choices=PACINGS, default="fast")
     run.add_argument("--duration", type=positive_float, default=10.0, help="sim seconds")
@@ -226,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     mapper.set_defaults(func=cmd_map)
 
     arena = sub.add_parser("arena", help="generate a NIST-style arena (world YAML + Nav2 map)")
-    arena.add_argument("--seed", type=int, required=True)
+    arena.add_argument("--seed", type=seed_number, required=True)
     arena.add_argument("--size", type=_size_pair, default=(20.0, 20.0), metavar="W,H",
                        help="arena size in metres along x (north) and y (west), default 20,20")
     arena.add_argument("--difficulty", choices=("yellow", "orange", "red"), default="yellow")
@@ -265,7 +285,10 @@ def _optional_subcommands() -> list:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``usarsim`` console script."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)  # imports the front doors: a second or two
+    except KeyboardInterrupt:
+        return _stopped("", "while starting up")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -279,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"usarsim: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return 130
+        return _stopped(args.command, "while starting up; nothing was left half done")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import dataclasses
 import functools
 import math
 import os
+import re
 import types
 import typing
 from pathlib import Path
@@ -31,9 +32,24 @@ def _where(source: str, node: yaml.Node | None) -> str:
 
 
 MAX_FILE_BYTES = 16 << 20  # a world or robot file is text of a few kB; refuse to read a disk image
-# libyaml's parser when PyYAML was built with it: the same nodes and line marks, about ten times faster
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Values a file may hold once YAML aliases are expanded: a few kB of anchors and aliases can
+# otherwise stand for 10^8 values (an "alias bomb") that conversion would walk one by one.
+MAX_VALUES = 2_000_000
 _PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge"))
+
+
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when PyYAML has it: 20x faster
+
+
+class ConfigLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """PyYAML's safe loader, except that numbers in exponent form (``1e9``, ``1.0e9``, ``2E-3``) are
+    numbers, as in YAML 1.2; PyYAML follows YAML 1.1, which wants a dot and a signed exponent."""
+
+
+ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
 
 
 def load_yaml_node(path: Path) -> yaml.Node:
@@ -53,15 +69,59 @@ def load_yaml_node(path: Path) -> yaml.Node:
     if "\x00" in text:
         raise ConfigError(f"{path}:{text[:text.index(chr(0))].count(chr(10)) + 1}: not a text file (NUL byte)")
     try:
-        node = yaml.compose(text, Loader=_LOADER)
+        node = yaml.compose(text, Loader=ConfigLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{path}{where}: YAML syntax error: {getattr(exc, 'problem', exc)}") from exc
+    except RecursionError:
+        raise ConfigError(f"{path}: lists or mappings nested too deeply") from None
     if node is None:
         raise ConfigError(f"{path}: file is empty")
     _reject_tags(node, str(path))
+    _check_expanded_size(node, str(path))
     return node
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def expanded_size(root: yaml.Node, source: str) -> int:
+    """Number of values under ``root`` with every alias expanded (shared nodes counted once per use);
+    a node that contains itself (``&a [*a]``) is refused."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if children_done:
+            open_nodes.discard(id(node))
+            sizes[id(node)] = min(1 + sum(sizes[id(c)] for c in children), MAX_VALUES + 1)
+            continue
+        if id(node) in open_nodes:
+            raise ConfigError(f"{_where(source, node)}: a YAML alias refers to a value that contains it")
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(root)]
+
+
+def _check_expanded_size(root: yaml.Node, source: str) -> None:
+    if expanded_size(root, source) <= MAX_VALUES:
+        return
+    pairs = root.value if isinstance(root, yaml.MappingNode) else []
+    worst = max(pairs, key=lambda pair: expanded_size(pair[1], source), default=None)
+    where = f"{_where(source, worst[0])}: {worst[0].value}" if worst else source
+    raise ConfigError(f"{where}: more than {MAX_VALUES} values once YAML aliases (*name) are expanded; "
+                      f"a world or robot file holds far fewer")
 
 
 def _reject_tags(root: yaml.Node, source: str) -> None:
@@ -132,8 +192,8 @@ def convert_node(tp: Any, node: yaml.Node, source: str, context: str) -> Any:
 
 
 def _plain(node: yaml.Node) -> Any:
-    # a constructor alone: a whole SafeLoader (reader, scanner, parser) per scalar cost more than the parse
-    return yaml.constructor.SafeConstructor().construct_document(node)
+    # a fresh constructor per value: it remembers what it built, and loads may run in several threads
+    return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
 
 
 def _is_null(node: yaml.Node) -> bool:
@@ -186,9 +246,9 @@ def _convert_scalar(tp: Any, node: yaml.Node, source: str, context: str) -> Any:
     return value
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _schema(cls: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
-    """A dataclass's resolved field types and its init fields; resolving the hints is the slow part, done once."""
+    """Type hints and init fields of a dataclass (resolving the hints is slow: once per class)."""
     return get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls) if f.init}
 
 

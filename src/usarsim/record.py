@@ -338,9 +338,12 @@ def cmd_record(args: argparse.Namespace) -> int:
         import rclpy.serialization  # noqa: F401 - only to fail early with a clear message
         import rosbags.rosbag2  # noqa: F401
     except ImportError as exc:
-        print(f"usarsim record: needs the ROS 2 message packages and rosbags ({exc.name} is missing); "
+        print(f"usarsim record: needs the ROS 2 message packages and rosbags ({exc.name or exc} is missing); "
               "install with `pip install -e '.[ros]'` or scripts/bootstrap.sh", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the ROS imports take seconds
+        print("usarsim record: stopped by Ctrl-C while starting up; no bag written", file=sys.stderr)
+        return 130
     options = RecordOptions(world=args.world, robot=args.robot, name=args.name, start=args.start, seed=args.seed,
                             duration=args.duration, drive=args.drive, physics_rate=args.physics_rate,
                             clock_rate=args.clock_rate, cameras=args.camera, map_tf=args.map_tf,
@@ -352,6 +355,10 @@ def cmd_record(args: argparse.Namespace) -> int:
         except FileExistsError as exc:
             print(f"usarsim record: {exc}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:  # while the world was built (signals.starting_up): the bag is removed
+            print(f"usarsim record: stopped by {stopper.signal_name or 'Ctrl-C'} while loading the world; "
+                  "no bag written", file=sys.stderr)
+            return 130
     how = f" (stopped by {stopper.signal_name})" if stopper.signal_name else ""
     print(f"wrote {sum(counts.values())} messages on {len(counts)} topics to {args.output}{how}", file=sys.stderr)
     return stopper.exit_code
@@ -364,7 +371,7 @@ _DESCRIPTION = ("Run a scenario in lockstep and write what the ROS bridge would 
 
 def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Register ``usarsim record`` on the ``usarsim`` command's subparsers."""
-    from usarsim.arguments import positive_float, whole_number
+    from usarsim.arguments import positive_float, seed_number
     from usarsim.cli import parse_drive_pair, parse_trace  # the cli imports this module lazily: no cycle
 
     rec = subparsers.add_parser("record", help="run a lockstep scenario and write an MCAP rosbag2 (no ROS graph)",
@@ -374,7 +381,7 @@ def add_subcommand(subparsers: "argparse._SubParsersAction[argparse.ArgumentPars
     rec.add_argument("--robot", default="P2AT", help="catalogue class")
     rec.add_argument("--name", default=None, help="robot name = topic namespace (default: <class>_1)")
     rec.add_argument("--start", default=None, help="start pose tag (default: the world's first)")
-    rec.add_argument("--seed", type=whole_number, default=0)
+    rec.add_argument("--seed", type=seed_number, default=0)
     rec.add_argument("--duration", type=positive_float, default=10.0, help="sim seconds")
     rec.add_argument("--drive", type=parse_drive_pair, default=(0.0, 0.0), metavar="LEFT,RIGHT",
                      help="wheel spin speeds in rad/s (as DRIVE {Left} {Right})")

@@ -10,7 +10,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from usarsim.arguments import positive_float, positive_int, whole_number
+from usarsim.arguments import positive_float, positive_int, seed_number
 from usarsim.protocol.dialect import AUTO, SERVER_DIALECTS
 from usarsim.protocol.server import DEFAULT_IMAGE_PORT, DEFAULT_PORT, INIT_TIMEOUT, MAX_CONNECTIONS
 from usarsim.protocol.truth_server import TRUTH_HOST
@@ -62,7 +62,7 @@ def add_subcommand(subparsers: "argparse._SubParsersAction") -> argparse.Argumen
     serve.add_argument("--pacing", choices=PACINGS, default="realtime",
                        help="realtime: sim time follows the wall clock; fast: as fast as possible; "
                             "lockstep: as fast as the slowest client reads (no dropped SEN)")
-    serve.add_argument("--seed", type=whole_number, default=0, help="noise seed")
+    serve.add_argument("--seed", type=seed_number, default=0, help="noise seed")
     serve.add_argument("--units", choices=UNITS, default="si",
                        help="si: metres and radians (USARSim 3.x, default); unreal: Unreal units "
                             "(250 UU = 1 m) and integer rotations (32768 = pi) as UU-era clients send them")

@@ -32,6 +32,7 @@ from usarsim.protocol import commands as pc
 from usarsim.protocol import comstation
 from usarsim.protocol import dialect as eras
 from usarsim.protocol import grammar as g
+from usarsim.protocol import lockstep_input
 from usarsim.protocol import messages as pm
 from usarsim.protocol import units as wire_units
 from usarsim.protocol.loop_thread import cancel_other_tasks
@@ -81,6 +82,10 @@ class _Connection:
         self._reported_drops = 0
         self.commands_waiting = 0  # submitted, not yet applied (the simulator thread decrements)
         self._commands_lock = threading.Lock()
+        # for lockstep's input barrier (protocol/lockstep_input.py)
+        self.received = 0  # bytes read off the socket
+        self.handled = 0  # bytes of lines handled, an incomplete last line included
+        self.waiting_for_sim = 0  # a handler waits for a tick: a SET's reply, or room for more commands
 
     # --- outgoing -------------------------------------------------------------------------
     def send(self, kind: str, line: str) -> None:
@@ -170,6 +175,7 @@ class _Connection:
                 break
             if not chunk:
                 break
+            self.received += len(chunk)
             await asyncio.sleep(0)  # a client sending without pause must not keep the loop from the others
             buf += chunk
             while True:
@@ -181,19 +187,28 @@ class _Connection:
                                                 f"discarded up to the next newline")
                             discarding = True
                         buf.clear()
+                    self.handled = self.received
                     break
                 raw = bytes(buf[:nl + 1])
                 del buf[:nl + 1]
                 if discarding:
                     discarding = False
                     continue
-                while self.commands_waiting >= MAX_PENDING_COMMANDS and not self.closed:
-                    await asyncio.sleep(0.002)  # back-pressure: the client's socket fills, not our memory
+                if self.commands_waiting >= MAX_PENDING_COMMANDS:
+                    await self._wait_for_room()
                 try:
                     await self.handle(raw)
                 except Exception as exc:  # noqa: BLE001 - one bad command never drops the client
                     log.exception("error handling %r", raw[:80])
                     self.err(_word_of(raw), f"internal error: {exc}")
+
+    async def _wait_for_room(self) -> None:
+        self.waiting_for_sim += 1
+        try:
+            while self.commands_waiting >= MAX_PENDING_COMMANDS and not self.closed:
+                await asyncio.sleep(0.002)  # back-pressure: the client's socket fills, not our memory
+        finally:
+            self.waiting_for_sim -= 1
 
     async def handle(self, raw: bytes) -> None:
         """Parse and execute one line."""
@@ -327,12 +342,16 @@ class _Connection:
 
     async def _results(self, commands: Sequence[Command]) -> list[Any]:
         results: list[Any] = []
-        for c in commands:
-            future = asyncio.wrap_future(self.server.sim.submit(c))
-            try:
-                results.append(await asyncio.wait_for(future, REPLY_TIMEOUT))
-            except (CommandError, ValueError, asyncio.TimeoutError) as exc:
-                results.append(exc)
+        self.waiting_for_sim += 1
+        try:
+            for c in commands:
+                future = asyncio.wrap_future(self.server.sim.submit(c))
+                try:
+                    results.append(await asyncio.wait_for(future, REPLY_TIMEOUT))
+                except (CommandError, ValueError, asyncio.TimeoutError) as exc:
+                    results.append(exc)
+        finally:
+            self.waiting_for_sim -= 1
         return results
 
     def _viewpoint(self, cmd: g.Set) -> None:
@@ -572,7 +591,24 @@ class ProtocolServer:
             if self._unformatted > 0 or self._waiting_for_clients(busy_since):
                 time.sleep(0.0005)
                 continue
+            self._handle_received_input()
             self.sim.step(1)
+
+    def _handle_received_input(self) -> None:
+        """Lockstep thread: wait until every line received so far is handled, so that a command sent
+        before a tick is applied in that tick (a DRIVE right after INIT once landed a tick late)."""
+        if not lockstep_input.pending(list(self._connections)):
+            return
+        loop = self._loop
+        goals: Future = Future()
+        try:
+            assert loop is not None
+            loop.call_soon_threadsafe(lambda: goals.set_result(lockstep_input.targets(list(self._connections))))
+            wanted = goals.result(timeout=REPLY_TIMEOUT)
+        except (AssertionError, RuntimeError, TimeoutError):  # the loop is stopping: nothing left to wait for
+            return
+        while self._running.is_set() and not lockstep_input.reached(wanted):
+            time.sleep(0.0002)
 
     def _waiting_for_clients(self, busy_since: dict[_Connection, float]) -> bool:
         now = time.monotonic()

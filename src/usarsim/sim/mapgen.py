@@ -34,6 +34,7 @@ import yaml
 from PIL import Image
 from scipy import ndimage
 
+from usarsim.config_loading import ConfigError
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.raycast import ray_test
 from usarsim.sim.world import WorldSpec, build_world
@@ -49,6 +50,8 @@ FREE_THRESH = 0.25
 # Pixel values (negate 0: occupancy = (255 - value) / 255). Unknown is mid-grey rather than
 # the usual 205, which map_server would read as free with free_thresh 0.25.
 FREE_PIXEL, OCCUPIED_PIXEL, UNKNOWN_PIXEL = 254, 0, 128
+# A map of more cells takes gigabytes of ray results (the shipped worlds need at most about 1 million)
+MAX_MAP_CELLS = 4_000_000
 # OccupancyGrid cell values
 FREE, OCCUPIED, UNKNOWN = 0, 100, -1
 
@@ -121,6 +124,22 @@ def reachable(walkable: np.ndarray, seeds: np.ndarray) -> np.ndarray:
     return np.isin(labels, seeded[seeded > 0])
 
 
+def _points_extent(spec: WorldSpec) -> tuple[float, float, float, float]:
+    """The box around every position in the file: the map covers at least this."""
+    points = [i.xyz for i in spec.static] + [s.xyz for s in spec.start_poses] + [v.xyz for v in spec.victims]
+    xs, ys = [pt[0] for pt in points] or [0.0], [pt[1] for pt in points] or [0.0]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _check_cells(spec: WorldSpec, bounds: tuple[float, float, float, float], resolution: float) -> None:
+    length, width = bounds[2] - bounds[0] + 2 * BORDER, bounds[3] - bounds[1] + 2 * BORDER
+    cells = (length / resolution) * (width / resolution)
+    if cells > MAX_MAP_CELLS:
+        raise ConfigError(f"{spec.source or spec.name}: a map of {length:.0f} m x {width:.0f} m at {resolution:g} m "
+                          f"per cell has {cells:.0f} cells, at most {MAX_MAP_CELLS}: give a coarser "
+                          "map_resolution (or --resolution)")
+
+
 def occupancy_map(spec: WorldSpec, resolution: float = 0.05) -> OccupancyMap:
     """The occupancy grid of ``spec``, every level flattened into one (rule in the module docstring)."""
     return occupancy_maps(spec, resolution)[""]
@@ -137,11 +156,13 @@ def occupancy_maps(spec: WorldSpec, resolution: float = 0.05) -> dict[str, Occup
     (keys "level1", "level2", ... from :func:`levels`): free only where that level's floor is."""
     if not resolution > 0:
         raise ValueError(f"resolution must be positive, got {resolution}")
+    _check_cells(spec, _points_extent(spec), resolution)  # the world's own positions: before building it
     with quiet_stdout():
         client = p.connect(p.DIRECT)
     try:
         world = build_world(client, spec, textures=False)  # looks do not matter to rays
         xmin, ymin, xmax, ymax = arena_bounds(spec, client, world.static_ids)
+        _check_cells(spec, (xmin, ymin, xmax, ymax), resolution)
         x0, y0 = _snap_down(xmin - BORDER, resolution), _snap_down(ymin - BORDER, resolution)
         x1, y1 = _snap_up(xmax + BORDER, resolution), _snap_up(ymax + BORDER, resolution)
         cols, rows = int(round((x1 - x0) / resolution)), int(round((y1 - y0) / resolution))

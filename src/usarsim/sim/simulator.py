@@ -34,6 +34,7 @@ from usarsim.sim.sensors.ground_truth import ground_truth_of
 from usarsim.sim.quiet import quiet_stdout
 from usarsim.sim.wireless import LinkTable, WirelessNetwork
 from usarsim.sim.world import BuiltWorld, WorldSpec, build_world, load_world
+from usarsim.signals import starting_up
 from usarsim import rotations
 
 log = logging.getLogger(__name__)
@@ -113,21 +114,21 @@ class Simulator:
             raise ValueError(f"pacing must be one of {', '.join(PACINGS)}, got {pacing!r}")
         if not physics_rate > 0:
             raise ValueError(f"physics rate must be positive, got {physics_rate}")
-        self.spec = world if isinstance(world, WorldSpec) else load_world(world)
-        self.dt = 1.0 / physics_rate
-        self.seed = int(seed)
-        self.pacing: Pacing = pacing
-        with quiet_stdout():  # the first connection prints a build banner
-            self.client = p.connect(p.DIRECT)
-        p.setGravity(0, 0, self.spec.gravity, physicsClientId=self.client)
-        p.setTimeStep(self.dt, physicsClientId=self.client)
-        # Cone friction makes a skid-steer robot's turn rate depend on its heading against the
-        # world axes (a P2AT turns 4x slower at some headings); the pyramid model does not.
-        p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), enableConeFriction=0,
-                                    physicsClientId=self.client)
-        render = {"egl": "auto", **(render or {})}
-        render["egl"] = egl_wanted(render["egl"]) and _load_egl(self.client)  # before any body is loaded
-        self.world: BuiltWorld = build_world(self.client, self.spec, textures=render.get("textures", True))
+        with starting_up():  # Ctrl-C stops a long world load at once, even under StopOnSignal
+            self.spec = world if isinstance(world, WorldSpec) else load_world(world)
+            self.dt = 1.0 / physics_rate
+            self.seed = int(seed)
+            self.pacing: Pacing = pacing
+            with quiet_stdout():  # the first connection prints a build banner
+                self.client = p.connect(p.DIRECT)
+            try:
+                self._set_up_physics(solver_iterations)
+                render = {"egl": "auto", **(render or {})}
+                render["egl"] = egl_wanted(render["egl"]) and _load_egl(self.client)  # before any body is loaded
+                self.world: BuiltWorld = build_world(self.client, self.spec, textures=render.get("textures", True))
+            except BaseException:  # stopped or refused half-way: no PyBullet client left behind
+                p.disconnect(self.client)
+                raise
         self.env = SensorEnvironment(client=self.client, world=self.world, gravity=self.spec.gravity,
                                      physics_dt=self.dt, seed=self.seed,
                                      robot_body_ids=lambda: {r.body_id for r in self.robots.values()},
@@ -145,6 +146,14 @@ class Simulator:
         self._running = threading.Event()
         self._name_counter: dict[str, int] = collections.Counter()
         self._closed = False
+
+    def _set_up_physics(self, solver_iterations: int) -> None:
+        p.setGravity(0, 0, self.spec.gravity, physicsClientId=self.client)
+        p.setTimeStep(self.dt, physicsClientId=self.client)
+        # Cone friction makes a skid-steer robot's turn rate depend on its heading against the
+        # world axes (a P2AT turns 4x slower at some headings); the pyramid model does not.
+        p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), enableConeFriction=0,
+                                    physicsClientId=self.client)
 
     # --- clock -----------------------------------------------------------------------------
     @property

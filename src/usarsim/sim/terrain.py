@@ -23,6 +23,7 @@ Rgba = tuple[float, float, float, float]
 
 GRID_SUFFIXES = (".csv", ".txt")
 MAX_SAMPLES = 1024  # per side: PyBullet's height field gets slow to build and to ray-test beyond this
+MAX_GRID_BYTES = 32 << 20  # a text grid of MAX_SAMPLES^2 heights is about 10 MB
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,9 @@ def load_heights(spec: TerrainSpec, world_dir: Path, source: str) -> np.ndarray:
     if not path.is_file():
         raise ConfigError(f"{source}: terrain.heightmap: file {spec.heightmap} not found (looked in {world_dir})")
     if path.suffix.lower() in GRID_SUFFIXES:
+        if path.stat().st_size > MAX_GRID_BYTES:
+            raise ConfigError(f"{source}: terrain.heightmap: {spec.heightmap} is larger than {MAX_GRID_BYTES >> 20} MiB; "
+                              f"use 2..{MAX_SAMPLES} samples per side")
         try:
             grid = np.loadtxt(path, delimiter="," if path.suffix.lower() == ".csv" else None, ndmin=2)
         except ValueError as exc:
@@ -74,9 +78,15 @@ def load_heights(spec: TerrainSpec, world_dir: Path, source: str) -> np.ndarray:
         heights = grid * spec.height_scale
     else:
         try:
-            with Image.open(path) as image:
+            with Image.open(path) as image:  # reads the header only: the size is checked before decoding
+                if max(image.size) > MAX_SAMPLES:
+                    raise ConfigError(f"{source}: terrain.heightmap: {spec.heightmap} is {image.size[1]} x "
+                                      f"{image.size[0]}; use 2..{MAX_SAMPLES} samples per side")
                 pixels = np.asarray(image.convert("I;16") if image.mode == "I;16" else image.convert("L"), dtype=float)
                 peak = 65535.0 if image.mode == "I;16" else 255.0
+        except Image.DecompressionBombError:
+            raise ConfigError(f"{source}: terrain.heightmap: {spec.heightmap} has far more pixels than a height map; "
+                              f"use 2..{MAX_SAMPLES} samples per side") from None
         except (UnidentifiedImageError, OSError) as exc:
             raise ConfigError(f"{source}: terrain.heightmap: {spec.heightmap} is not an image or grid ({exc})") from None
         heights = pixels / peak * spec.height_scale

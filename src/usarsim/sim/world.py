@@ -8,6 +8,7 @@ USARSim's frame at its edge. The format is documented in docs/worlds.md.
 """
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,7 +18,7 @@ import pybullet as p
 import pymap3d
 
 from usarsim import rotations
-from usarsim.config_loading import ConfigError, confined_path, load_dataclass
+from usarsim.config_loading import ConfigError, confined_path, convert_node, load_yaml_node
 from usarsim.paths import share_dir
 from usarsim.sim.commands import CommandError
 from usarsim.sim.fluid import Water
@@ -26,10 +27,12 @@ from usarsim.sim.lighting import INDOOR_SKY, OUTDOOR_SKY
 from usarsim.sim.terrain import GeoPoint, TerrainSpec, build_terrain, load_heights
 from usarsim.sim.textures import TEXTURES, TextureBank
 from usarsim.sim.water import AIR_DENSITY, WaterSpec, build_water, water_at
+from usarsim.sim.world_limits import check_entry_counts, check_world
 from usarsim.sim.world_geometry import (ObstacleSpec, StaticItem, build_color, build_obstacle, build_static, texture_for,
                                          textured_box_visual)
 
 Vec3 = tuple[float, float, float]
+log = logging.getLogger(__name__)
 
 # Pre-placed tags get ids above this; tags released by robots get ids 0..1000 (USARSim convention).
 RELEASED_TAG_MAX_ID = 1000
@@ -162,7 +165,9 @@ def available_worlds() -> list[str]:
 
 def load_world_file(path: Path) -> WorldSpec:
     """Load and validate one world file; positions come back placed in the world frame."""
-    spec = load_dataclass(WorldSpec, Path(path))
+    node = load_yaml_node(Path(path))
+    check_entry_counts(node, str(path))  # before converting: a list of 10^6 boxes is refused at once
+    spec = convert_node(WorldSpec, node, str(path), WorldSpec.__name__)
     if spec.source:  # set by the loader only: it decides which folder meshes are read from
         raise ConfigError(f"{path}: unknown key 'source' in WorldSpec (the loader sets it)")
     spec = _with_source(spec, str(path))
@@ -260,6 +265,7 @@ def _validate(spec: WorldSpec, source: str) -> None:
     spec.comm.validate(source)
     for water in spec.water:
         water.validate(source)
+    check_world(spec, source)
     _validate_looks(spec, source)
     if not spec.map_resolution > 0:
         raise ConfigError(f"{source}: map_resolution must be positive, got {spec.map_resolution}")
@@ -298,6 +304,8 @@ class BuiltWorld:
     """The world instantiated in a PyBullet client: bodies, surfaces, victims, tags."""
 
     def __init__(self, client: int, spec: WorldSpec, textures: bool = True) -> None:
+        log.debug("building world '%s': %d static items, %d obstacles, %d victims", spec.name, len(spec.static),
+                  len(spec.obstacles), len(spec.victims))
         self.client = client
         self.spec = spec
         self.sky = spec.sky or (OUTDOOR_SKY if spec.outdoor else INDOOR_SKY)

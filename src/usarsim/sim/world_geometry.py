@@ -72,11 +72,24 @@ class StaticItem:
             raise ConfigError(f"{source}: {label}: points must be a simple polygon of at least 3 corners")
         if self.kind == "stairs" and self.steps < 0:
             raise ConfigError(f"{source}: {label}: steps must be >= 0")
+        if self.kind == "stairs" and self.step_count > MAX_STAIRS_STEPS:
+            how = "steps" if self.steps else "steps (size z / 0.18 m; give steps)"
+            raise ConfigError(f"{source}: {label}: {self.step_count} {how}, at most {MAX_STAIRS_STEPS}")
 
     @property
     def post_count(self) -> int:
         """Number of step-field posts."""
         return max(1, int(round(self.size[0] / self.cell))) * max(1, int(round(self.size[1] / self.cell)))
+
+    @property
+    def corner_count(self) -> int:
+        """Corners of a prism's outline and holes together."""
+        return len(self.points) + sum(len(hole) for hole in self.holes)
+
+    @property
+    def parts(self) -> int:
+        """Boxes (steps, posts) or corners the item is built of; 1 for a single shape (after validate)."""
+        return {"stairs": self.step_count, "step_field": self.post_count, "prism": self.corner_count}.get(self.kind, 1)
 
     @property
     def step_count(self) -> int:
@@ -103,6 +116,8 @@ class ObstacleSpec:
 # at most 8192 vertices of a mesh; larger box sets become one static triangle mesh.
 MAX_COMPOUND_BOXES = 16
 MAX_MESH_BOXES = 1024
+MAX_STAIRS_STEPS = MAX_MESH_BOXES  # stairs, too, are one mesh of their steps
+MAX_PRISM_CORNERS = 20_000  # of one prism, holes included (a city block's outline has hundreds); world_limits checks it
 # the 10 outward triangles of a box's 8 corners (bottom z-, then top z+), bottom face left out
 _BOX_FACES = (4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7)
 

@@ -23,6 +23,9 @@ import yaml
 from shapely.geometry import LineString, Polygon, box
 
 from usarsim.config_loading import ConfigError
+from usarsim.sim.mapgen import MAX_MAP_CELLS
+from usarsim.sim.world_limits import MAX_ENTRIES
+from usarsim.whole_file import write_text_whole
 
 # carriageway widths (m) by highway type, typical for two-lane urban roads; footways stay pavement
 ROAD_WIDTHS = {"motorway": 11.0, "trunk": 9.0, "primary": 8.0, "secondary": 7.0, "tertiary": 6.5,
@@ -36,6 +39,11 @@ MAP_RESOLUTION = 0.2  # m: streets are large; a car needs no finer map
 ROAD_COLOR = [0.22, 0.22, 0.24, 1.0]
 PAVEMENT_COLOR = [0.62, 0.6, 0.57, 1.0]
 BUILDING_COLOR = [0.72, 0.62, 0.52, 1.0]
+# Bounds of what an extract may ask for (docs/worlds.md, "Limits"): a district, not a county.
+MAX_EXTENT = 5_000.0  # m along either side of the bounds
+MAX_WAYS = 50_000  # roads and buildings together
+MAX_ROAD_WIDTH = 100.0  # m, a width tag beyond is a mistake (the widest avenues are about 110 m)
+MAX_BUILDING_HEIGHT = 1_000.0  # m (the tallest building stands 828 m)
 
 
 @dataclass
@@ -61,6 +69,12 @@ def _number(text: str | None) -> float | None:
     return value if math.isfinite(value) and value > 0 else None
 
 
+def _bounded(value: float | None, limit: float, source: str, what: str) -> float | None:
+    if value is not None and value > limit:
+        raise ConfigError(f"{source}: {what} = {value:g} m, at most {limit:g} m")
+    return value
+
+
 def read_extract(path: Path, building_height: float = DEFAULT_BUILDING_HEIGHT) -> OsmExtract:
     """Read roads, buildings and bounds of an OSM file (XML or PBF); one clear error when it is malformed."""
     path = Path(path)
@@ -76,6 +90,8 @@ def read_extract(path: Path, building_height: float = DEFAULT_BUILDING_HEIGHT) -
                 lons.append(obj.location.lon)
             elif isinstance(obj, osmium.osm.Way) and ("highway" in obj.tags or "building" in obj.tags):
                 ways.append((dict(obj.tags), [(n.location.lat, n.location.lon) for n in obj.nodes], obj.id))
+                if len(ways) > MAX_WAYS:
+                    raise ConfigError(f"{path}: more than {MAX_WAYS} roads and buildings; cut a smaller extract")
     except (RuntimeError, osmium.InvalidLocationError, ValueError) as exc:
         raise ConfigError(f"{path}: not a readable OSM file: {exc}") from None
     if header_box.valid():
@@ -89,15 +105,23 @@ def read_extract(path: Path, building_height: float = DEFAULT_BUILDING_HEIGHT) -
     corners = [_local(lat, lon, origin) for lat, lon in ((south, west), (north, east))]
     area = box(min(c[0] for c in corners), min(c[1] for c in corners), max(c[0] for c in corners),
                max(c[1] for c in corners))
+    if max(area.bounds[2] - area.bounds[0], area.bounds[3] - area.bounds[1]) > MAX_EXTENT:
+        raise ConfigError(f"{path}: bounds: the extract spans {area.bounds[2] - area.bounds[0]:.0f} m x "
+                          f"{area.bounds[3] - area.bounds[1]:.0f} m, at most {MAX_EXTENT:g} m a side; "
+                          "cut a smaller extract")
     roads, buildings = [], []
     for tags, coords, way_id in ways:
         points = [_local(lat, lon, origin) for lat, lon in coords]
         if "highway" in tags and tags["highway"] in ROAD_WIDTHS and len(points) >= 2:
-            width = _number(tags.get("width")) or ROAD_WIDTHS[tags["highway"]]
+            width = (_bounded(_number(tags.get("width")), MAX_ROAD_WIDTH, f"{path}: way {way_id}", "width")
+                     or ROAD_WIDTHS[tags["highway"]])
             roads.append((LineString(points), width, tags.get("name", tags["highway"])))
         elif "building" in tags and len(points) >= 4 and points[0] == points[-1]:
-            levels = _number(tags.get("building:levels"))
-            height = _number(tags.get("height")) or (levels * STOREY if levels else building_height)
+            where = f"{path}: way {way_id}"
+            levels = _bounded(_number(tags.get("building:levels")), MAX_BUILDING_HEIGHT / STOREY, where,
+                              "building:levels (x 3 m)")
+            height = (_bounded(_number(tags.get("height")), MAX_BUILDING_HEIGHT, where, "height")
+                      or (levels * STOREY if levels else building_height))
             footprint = Polygon(points)
             if footprint.is_valid and footprint.area > 1.0:
                 buildings.append((footprint, height, tags.get("name", f"building {way_id}")))
@@ -138,6 +162,12 @@ def _start_poses(roads: list[tuple[LineString, float, str]], count: int = 4) -> 
     return starts
 
 
+def _map_resolution(length: float, width: float) -> float:
+    """MAP_RESOLUTION, or as much coarser (in 0.05 m steps) as keeps the map within MAX_MAP_CELLS."""
+    fine_enough = math.sqrt((length + 2) * (width + 2) / MAX_MAP_CELLS)  # with mapgen's border
+    return max(MAP_RESOLUTION, round(math.ceil(fine_enough / 0.05) * 0.05, 2))
+
+
 def street_world(extract: OsmExtract, name: str, source: str) -> dict[str, Any]:
     """The world file contents of an extract."""
     road_area = shapely.union_all([line.buffer(width / 2, cap_style="flat", join_style="round")
@@ -149,6 +179,9 @@ def street_world(extract: OsmExtract, name: str, source: str) -> dict[str, Any]:
     for footprint, height, label in extract.buildings:
         for piece in _pieces(footprint.intersection(extract.area).difference(road_area)):
             static.append(_prism(label, piece, height, BUILDING_COLOR, "concrete"))
+    if len(static) > MAX_ENTRIES["static"]:
+        raise ConfigError(f"{source}: {len(static)} pavement pieces and buildings, at most {MAX_ENTRIES['static']} "
+                          "in one world; cut a smaller extract")
     xmin, ymin, xmax, ymax = extract.area.bounds
     return {
         "name": name,
@@ -157,7 +190,7 @@ def street_world(extract: OsmExtract, name: str, source: str) -> dict[str, Any]:
         "gps_origin": {"lat": round(extract.origin[0], 8), "lon": round(extract.origin[1], 8), "alt": 0.0},
         "floor": {"size": [round(xmax - xmin + 20, 2), round(ymax - ymin + 20, 2)],
                   "center": [round((xmin + xmax) / 2, 3), round((ymin + ymax) / 2, 3)], "color": ROAD_COLOR},
-        "map_resolution": MAP_RESOLUTION,
+        "map_resolution": _map_resolution(xmax - xmin, ymax - ymin),
         "start_poses": _start_poses(extract.roads),
         "static": static,
         "lights": [{"xyz": [round(xmin, 2), round(ymax, 2), 80.0], "intensity": 1.0}],
@@ -168,13 +201,13 @@ def convert(osm_path: Path, out_path: Path, name: str = "",
             building_height: float = DEFAULT_BUILDING_HEIGHT) -> dict[str, Any]:
     """Read ``osm_path`` and write its street world to ``out_path``; returns the world's contents."""
     name = name or Path(out_path).stem
+    _bounded(building_height, MAX_BUILDING_HEIGHT, "--building-height", "the default building height")
     world = street_world(read_extract(osm_path, building_height), name, Path(osm_path).name)
     header = (f"# Generated by `usarsim osm {Path(osm_path).name}`: roads, kerbs and buildings of an\n"
               "# OpenStreetMap extract; GPS origin = the centre of its bounds. Do not edit: regenerate.\n")
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(header + yaml.safe_dump(world, sort_keys=False, default_flow_style=None, width=120),
-                        encoding="utf-8")
+    write_text_whole(out_path, header + yaml.safe_dump(world, sort_keys=False, default_flow_style=None, width=120))
     return world
 
 
