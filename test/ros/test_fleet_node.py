@@ -27,11 +27,12 @@ from bridge_process import WAIT, BridgeProcess, qos_for  # noqa: E402
 from usarsim import rotations  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
 from usarsim.sim.sensors.compass import magnetic_heading  # noqa: E402
+from usarsim.sim.sensors.geomagnetism import magnetic_elements  # noqa: E402
 from usarsim.sim.world import load_world  # noqa: E402
 
 SURFACE = load_world("harbour").water[0].surface
 SUB = load_robot("Submarine")
-DECLINATION = load_world("harbour").magnetic_declination
+DECLINATION = magnetic_elements(load_world("harbour").gps_origin).declination  # the World Magnetic Model's
 CAR_YAW = 0.4  # rad: turned off north, so that a compass reading the wrong way round shows
 ROBOTS = {"sub": "Submarine:8,10,-1.5", "blimp": "Passarola:-10,10", "lisa": "Lisa:-10,-10",
           "car": f"Cooper:-14,-16,0,{CAR_YAW}", "qrio": "QRIO:-5,0", "omni": "OmniP2DX:-5,5"}
