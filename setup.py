@@ -76,6 +76,7 @@ setup(
         "scipy",  # map flood fills and filters (usarsim map, usarsim arena) in C, not Python loops
         "osmium",  # pyosmium: maintained OpenStreetMap parser (libosmium) for `usarsim osm`
         "shapely",  # street blocks from road buffers and polygon triangulation (prism items)
+        "wmm-calculator",  # NOAA's World Magnetic Model: declination, dip and strength at a world's coordinates (compass)
     ],
     extras_require={
         "ros": ROS_RUNTIME,

@@ -139,3 +139,23 @@ def test_sedan_rear_wheels_roll_freely_and_odometry_follows(sim):
     odo = [r for r in readings if isinstance(r, OdometryReading)][-1]
     assert odo.x == pytest.approx(travelled, rel=0.1, abs=0.1)
     sim.remove("sd")
+
+
+@pytest.mark.parametrize("cls", ["Hummer", "Sedan"])
+def test_full_throttle_reaches_the_catalogue_top_speed_and_launches_straight(cls):
+    """No velocity damping holds a car back, and traction control keeps the tyres gripping: from rest at
+    full throttle, zero steer, the car reaches max_wheel_speed x wheel_radius and keeps its heading."""
+    spec = load_robot(cls).drive
+    top = spec.max_wheel_speed * spec.wheel_radius
+    with Simulator("empty", seed=4) as sim:
+        sim.spawn(cls, "car", position=(-95.0, 0.0, 0.0))  # the floor is 200 m long: a 110 m run-up
+        sim.run_for(0.3)
+        sim.submit(AckermannDrive("car", spec.max_wheel_speed))
+        headings = []
+        for _ in range(17):
+            sim.run_for(0.5)
+            headings.append(yaw_of(sim.ground_truth("car")))
+        end = sim.ground_truth("car")
+    assert math.hypot(*end.linear_velocity[:2]) == pytest.approx(top, rel=0.01)
+    assert max(abs(h) for h in headings) < math.radians(1.0)
+    assert abs(end.position[1]) < 0.3

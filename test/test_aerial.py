@@ -137,3 +137,30 @@ def test_catalogue_limits_match_the_spec():
     assert (spec.drive.max_altitude_speed, spec.drive.max_linear_speed, spec.drive.max_lateral_speed) == (5.0, 5.0, 5.0)
     assert spec.drive.max_yaw_rate == pytest.approx(1.5708)
     assert spec.mass == 1.0 and spec.payload == 0.2
+
+
+def test_accelerating_tilts_the_airframe_and_the_response_time_is_the_catalogues():
+    """A multirotor pushes along its rotor axis only: to accelerate at a it pitches nose down atan(a / g);
+    its speed reaches 63 % of a step command after the catalogue's response_time."""
+    with Simulator("empty", seed=8) as sim:
+        sim.spawn("AirRobot", "A")
+        sim.submit(AerialDrive("A", altitude=1.0))
+        sim.run_for(2.0)
+        sim.submit(AerialDrive("A"))
+        sim.run_for(2.0)
+        start = sim.time
+        sim.submit(AerialDrive("A", linear=2.0))
+        samples = []  # (time since the command, forward speed, pitch)
+        for _ in range(200):
+            sim.step()
+            truth = sim.ground_truth("A")
+            samples.append((sim.time - start, truth.linear_velocity[0], rpy(truth)[1]))
+        response_time = load_robot("AirRobot").drive.response_time
+    reached = next(t for t, v, _ in samples if v >= 0.632 * 2.0)
+    assert reached == pytest.approx(response_time, abs=0.02)
+    dt = samples[1][0] - samples[0][0]
+    tilts = [(pitch, (samples[k + 1][1] - samples[k - 1][1]) / (2 * dt))
+             for k, (_, _, pitch) in enumerate(samples[1:-1], start=1)]
+    pitch, acceleration = max(tilts, key=lambda pa: pa[1])
+    assert acceleration > 4.0  # the step asks for several m/s^2
+    assert pitch == pytest.approx(math.atan2(acceleration, 9.81), abs=math.radians(3.0))

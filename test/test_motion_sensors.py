@@ -1,6 +1,7 @@
 """Compass, accelerometer, gyroscope, velocimeter and inclinometer (the SEAR / AutoSim sensors):
 readings at rest and moving, the noise model, SEN lines."""
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -104,3 +105,50 @@ def test_gyroscope_turns_with_the_link_it_is_mounted_on():
             rates += [r.angular_velocity[2] for r in sim.step(1) if isinstance(r, GyroscopeReading)]
         pelvis = abs(float(robot.base.angular_velocity[2]))
     assert max(rates) > 1.0 and pelvis < 0.5  # the torso turns fast, the body under it hardly
+
+
+def test_inclinometer_reads_the_sensed_gravity_while_braking():
+    """A gravity-referenced inclinometer pitches nose down by atan(b / g) while the car brakes at b."""
+    with Simulator(dry_world(), seed=6, noise=False) as sim:
+        sim.spawn("Cooper", "C", position=(0.0, 0.0, 0.0))
+        sim.run_for(1.0)
+        sim.submit(AckermannDrive("C", 10.0, 0.0))
+        sim.run_for(4.0)
+        sim.submit(AckermannDrive("C", 0.0, 0.0))
+        truth = {}  # sim time -> (forward velocity, true pitch)
+        readings = []
+        for _ in range(60):
+            state = sim.ground_truth("C")
+            truth[round(sim.time, 3)] = (state.linear_velocity[0], rotations.euler_from_quaternion(state.orientation)[1])
+            readings += [r for r in sim.step(1) if isinstance(r, InclinometerReading)]
+    braking = next(r for r in readings if round(r.time - 0.1, 3) in truth)  # a whole sample interval of braking
+    before, after = truth[round(braking.time - 0.1, 3)][0], truth[round(braking.time, 3)][0]
+    deceleration = (before - after) / 0.1
+    assert deceleration > 1.0
+    assert braking.pitch == pytest.approx(math.atan2(deceleration, 9.81), abs=0.01)
+    assert abs(truth[round(braking.time, 3)][1]) < 0.02  # the car itself hardly pitches
+
+
+def test_compass_field_comes_from_the_world_magnetic_model_at_the_worlds_location():
+    """The empty world lies at NIST, Gaithersburg MD: WMM2025 gives declination -10.6 deg, dip 65.1 deg, 50.6 uT."""
+    with Simulator("empty", seed=6, noise=False) as sim:
+        sim.spawn("Cooper", "C", position=(0.0, 0.0, 0.0))  # facing true north
+        compass = last(sim.run_for(1.0), CompassReading)
+    assert math.degrees(compass.heading) == pytest.approx(10.64, abs=0.1)  # magnetic north is 10.6 deg west
+    bx, by, bz = compass.magnetic_field
+    assert math.degrees(math.atan2(-bz, math.hypot(bx, by))) == pytest.approx(65.1, abs=0.2)
+    assert math.sqrt(bx * bx + by * by + bz * bz) == pytest.approx(50.58e-6, rel=0.01)
+
+
+@pytest.mark.parametrize("sensor", ["Accel", "Gyro"])
+def test_noise_off_drops_the_initial_bias(sensor):
+    """With noise off an accelerometer and a gyroscope read the true value: no constant bias either."""
+    with Simulator(dry_world(), seed=6, noise=False) as sim:
+        robot = sim.spawn("Cooper", "C", position=(0.0, 0.0, 0.0))
+        device = robot.sensor(sensor)
+        device.params = replace(device.params, initial_bias=0.5)
+        device.on_spawned(sim.time)
+        reading = [r for r in sim.run_for(1.0) if isinstance(r, (AccelerometerReading, GyroscopeReading))
+                   and r.sensor == sensor][-1]
+    values = reading.linear_acceleration if sensor == "Accel" else reading.angular_velocity
+    assert values[0] == pytest.approx(0.0, abs=0.02) and values[1] == pytest.approx(0.0, abs=0.02)

@@ -6,6 +6,7 @@ The ramp and floor are built here, so the tests do not depend on any arena's lay
 import math
 
 import numpy as np
+import pybullet as p
 import pytest
 
 from usarsim import rotations
@@ -64,6 +65,19 @@ def test_a_parked_robot_stays_parked_on_the_flat_and_on_a_15_degree_ramp(parked,
     if cls in STANDING_ON_LEGS:  # a humanoid on straight PD-held legs is not a parked vehicle on a slope
         return
     assert parked[f"ramp_{cls}"] < 5.0, (cls, parked[f"ramp_{cls}"])
+
+
+def test_a_dropped_robot_falls_freely():
+    """No velocity damping: after 1.2 s of fall a robot, light or heavy, moves at g t within 1 %."""
+    with Simulator("empty", seed=3) as sim:
+        for k, cls in enumerate(("P2AT", "Hummer")):
+            robot = sim.spawn(cls, cls, position=(0.0, 10.0 * k, 0.0))
+            p.resetBasePositionAndOrientation(robot.body_id, (0.0, 10.0 * k, 20.0), (0, 0, 0, 1),
+                                              physicsClientId=sim.client)
+            robot.invalidate()
+        sim.run_for(1.2)
+        for cls in ("P2AT", "Hummer"):
+            assert -sim.ground_truth(cls).linear_velocity[2] == pytest.approx(9.81 * 1.2, rel=0.01)
 
 
 @pytest.mark.parametrize("cls", SKID)

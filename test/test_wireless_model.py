@@ -8,8 +8,11 @@ import pybullet as p
 import pytest
 
 from usarsim.sim.simulator import Simulator
+from usarsim.sim.water import FRESH_WATER_DENSITY, SEA_WATER_DENSITY, WaterSpec
 from usarsim.sim.wireless import count_walls, path_loss_dbm
-from usarsim.sim.world import CommSpec, ObstacleSpec, WallWeights
+from usarsim.sim.wireless.model import EARTH_DB_PER_M, FRESH_WATER_DB_PER_M, SEA_WATER_DB_PER_M, water_db_per_m
+from usarsim.sim.world import CommSpec, GpsOrigin, ObstacleSpec, StartPose, WallWeights, WorldSpec
+from usarsim.sim.world_geometry import StaticItem
 from wireless_scene import scene, wall
 
 COMM = CommSpec()
@@ -120,3 +123,63 @@ def test_table_is_symmetric_deterministic_and_updates_at_its_rate():
     assert np.array_equal(first.signal, first.signal.T) and np.array_equal(first.walls, first.walls.T)
     assert np.array_equal(first.signal, second.signal) and first.names == second.names
     assert times[0] == pytest.approx(0.005) and times[1:] == pytest.approx([1.0, 2.0])  # 1 Hz of sim time
+
+
+def _inside_fraction(a, b, inside, samples: int = 20000) -> float:
+    """Share of the segment a -> b for which ``inside(point)`` holds (midpoint sampling)."""
+    t = (np.arange(samples) + 0.5) / samples
+    points = np.asarray(a)[None, :] + t[:, None] * (np.asarray(b) - np.asarray(a))[None, :]
+    return float(np.mean([inside(q) for q in points]))
+
+
+def test_a_hill_absorbs_by_the_length_of_earth_between_the_stations():
+    """Two stations on either side of a hill in `hills`: the earth costs 40 dB/m of path inside it
+    (measured here from the terrain's own heights), it is no wall, and the link is dead."""
+    with Simulator("hills") as sim:
+        a = sim.add_station("A", (-60.0, -30.0, sim.world.floor_below(-60.0, -30.0, 500.0)))
+        b = sim.add_station("B", (-15.0, -30.0, sim.world.floor_below(-15.0, -30.0, 500.0)))
+        sim.step(1)
+        table = sim.wireless.table
+        pa, pb = (table.positions[table.index(n)] for n in (a, b))
+        length = math.dist(pa, pb)
+        earth = length * _inside_fraction(pa, pb, lambda q: q[2] < sim.world.floor_below(q[0], q[1], 500.0))
+    free = path_loss_dbm(length, 0.0, COMM)
+    assert earth > 5.0
+    assert table.walls[table.index(a), table.index(b)] == 0.0
+    assert free - table.signal_between(a, b) == pytest.approx(EARTH_DB_PER_M * earth, rel=0.05)
+    assert not table.direct(a, b)
+
+
+def test_a_u_shaped_building_crossed_through_both_arms_is_two_walls():
+    """One concave body (a prism with a courtyard open to one side): the path through both arms crosses
+    two walls, through one arm and the courtyard one."""
+    u_shape = [(0, 0), (10, 0), (10, 10), (8, 10), (8, 2), (2, 2), (2, 10), (0, 10)]
+    building = StaticItem(kind="prism", xyz=(0.0, 0.0, 0.0), size=(0.0, 0.0, 3.0), points=u_shape)
+    world = WorldSpec(name="u", description="u-shaped building", gps_origin=GpsOrigin(0.0, 0.0, 0.0),
+                      start_poses=[StartPose("S", (-5.0, 0.0, 0.0))], static=[building])
+    with Simulator(world) as sim:
+        for name, xy in {"West": (-5.0, 6.0), "East": (15.0, 6.0), "Yard": (5.0, 6.0)}.items():
+            sim.add_station(name, (*xy, 0.0))
+        sim.step(1)
+        table = sim.wireless.table
+    assert table.walls[table.index("West"), table.index("East")] == 2.0
+    assert table.walls[table.index("West"), table.index("Yard")] == 1.0
+
+
+def test_sea_water_ends_a_link_within_centimetres():
+    """A station 5 cm under sea water to one on the shore: 770 dB per metre of the path under water."""
+    sea = WaterSpec((0.0, 0.0), (20.0, 20.0), surface=0.35, bottom=0.0, density=SEA_WATER_DENSITY)
+    world = WorldSpec(name="sea", description="a shallow sea", gps_origin=GpsOrigin(0.0, 0.0, 0.0),
+                      start_poses=[StartPose("S", (20.0, 0.0, 0.0))], water=[sea])
+    with Simulator(world) as sim:
+        sim.add_station("Diver", (0.0, 0.0, 0.0))  # antenna 0.3 m up: 5 cm under the surface
+        sim.add_station("Shore", (12.0, 0.0, 10.0))  # on a mast on the quay
+        sim.step(1)
+        table = sim.wireless.table
+    pa, pb = table.positions[table.index("Diver")], table.positions[table.index("Shore")]
+    wet = math.dist(pa, pb) * _inside_fraction(pa, pb, sea.contains)
+    assert 0.0 < wet < 0.2
+    free = path_loss_dbm(math.dist(pa, pb), 0.0, COMM)
+    assert free - table.signal_between("Diver", "Shore") == pytest.approx(SEA_WATER_DB_PER_M * wet, rel=0.02)
+    assert not table.direct("Diver", "Shore")
+    assert water_db_per_m(FRESH_WATER_DENSITY) == FRESH_WATER_DB_PER_M < SEA_WATER_DB_PER_M

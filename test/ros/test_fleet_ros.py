@@ -59,7 +59,7 @@ def test_inclinometer_compass_velocimeter_depth():
 def test_cmd_vel_of_submarine_blimp_and_omni():
     sub = load_robot("Submarine")
     cmd = twist_to_command("S", (1.0, 0.0, 0.1), (0.0, 0.0, 0.05), sub.drive, (NauticDrive,))
-    assert cmd.propeller == pytest.approx(1.0 / 0.3048)
+    assert cmd.propeller == pytest.approx(sub.drive.max_propeller)  # 1 m/s is beyond its 0.305 m/s: full ahead
     assert cmd.rudder == pytest.approx(math.atan(3.1 * 0.05 / 1.0)) and cmd.stern_plane == pytest.approx(math.atan(0.1))
     blimp = load_robot("Passarola")
     up = twist_to_command("B", (0.0, 0.0, 1.0), (0.0, 0.0, 0.3), blimp.drive, (BlimpDrive,))

@@ -84,7 +84,7 @@ class DriveSpec:
     max_yaw_rate: float = 0.0  # rad/s
     response_time: float = 0.3  # s, first-order lag of aerial velocity control
     max_propeller: float = 0.0  # rad/s (nautic)
-    propeller_pitch: float = 0.0  # m of advance per radian of propeller spin (nautic, advance_speed)
+    propeller_pitch: float = 0.0  # m of advance per revolution of the propeller (nautic, advance_speed)
     max_rudder: float = 0.0  # rad (nautic)
     max_stern_plane: float = 0.0  # rad (nautic)
     rudder_area: float = 0.0  # m^2 (nautic)

@@ -146,7 +146,8 @@ class WorldSpec:
     sky: tuple[float, float, float] | None = None  # RGB 0..1 behind everything; default by `outdoor`
     map_resolution: float = 0.05  # m per pixel of the world's Nav2 map (`usarsim map`); coarser for large outdoor worlds
     air_density: float = AIR_DENSITY  # kg/m^3 outside water (what a blimp's envelope displaces)
-    magnetic_declination: float = 0.0  # rad, magnetic north east of true north (compass sensors)
+    # rad, magnetic north east of true north (compass sensors); None: the World Magnetic Model's at gps_origin
+    magnetic_declination: float | None = None
     # Where the file's arena sits in the world frame: added to every position in the file, so
     # that an arena keeps its own coordinates and USARSim's map coordinates still hold.
     placement: Vec3 = (0.0, 0.0, 0.0)

@@ -21,7 +21,7 @@ import numpy as np
 import pybullet as p
 
 from usarsim.sim.commands import BlimpDrive
-from usarsim.sim.drives.base import Drive, clamp, limited, mass_without_damping
+from usarsim.sim.drives.base import Drive, clamp, limited
 from usarsim.sim.drives.registry import DRIVES
 from usarsim.sim.fluid import FluidBody, rigid_drag
 
@@ -60,7 +60,6 @@ class BlimpFlightDrive(Drive):
     def __init__(self, robot: "Robot") -> None:
         super().__init__(robot)
         client, body = robot.client, robot.body_id
-        self.mass = mass_without_damping(robot)  # drag comes from the fluid model
         self.fluid = FluidBody(robot)
         # Lift acts straight above the centre of mass (the ballast is trimmed so), at the envelope's height.
         envelope = max(self.fluid.elements, key=lambda e: e.volume)

@@ -3,9 +3,12 @@
 Buoyancy and drag come from the world's water (``usarsim.sim.fluid``); this drive adds
 what the boat itself does:
 
-- Propeller: the ideal advance speed is ``pitch * spin`` (slip ignored; the pitch read as
-  metres per radian, so full spin gives 1.9 m/s). Thrust = the hull's drag at that speed plus a speed loop
-  (mass / 2 s) on the difference, so the boat settles at the advance speed.
+- Propeller: the ideal advance speed through the water is ``pitch * spin / 2 pi`` (slip ignored;
+  the pitch is metres per revolution, so full spin, 6.28 rad/s, gives 0.305 m/s). The speed is the
+  boat's through the water (a current carries it along). A reference speed follows the command with
+  a first-order lag of ``SPEED_TIME``; thrust = the hull's drag at the reference speed, plus mass times
+  the reference's acceleration, plus a PI loop on what is left, so the boat reaches the advance speed
+  without overshoot.
 - Rudder and stern plane: thin-foil lift 1/2 rho A v^2 * 2 pi * angle on each fin, times
   ``fin_lever`` (their distance behind the centre), as a yaw / pitch moment (the fins are
   revolute links turned to the command at their links' ``velocity`` with their ``effort``;
@@ -26,7 +29,7 @@ import numpy as np
 import pybullet as p
 
 from usarsim.sim.commands import NauticDrive
-from usarsim.sim.drives.base import Drive, bicycle_steer, clamp, limited, mass_without_damping
+from usarsim.sim.drives.base import Drive, bicycle_steer, clamp, limited
 from usarsim.sim.drives.registry import DRIVES
 from usarsim.sim.fluid import LINEAR_SPEED, element_forces, robot_elements, total_volume
 
@@ -35,18 +38,18 @@ if TYPE_CHECKING:
     from usarsim.sim.catalogue import DriveSpec
     from usarsim.sim.robot import Robot
 
-SPEED_TIME = 2.0  # s: time constant of the propeller's speed loop (proportional and integral)
+SPEED_TIME = 2.0  # s: time constant of the propeller's reference speed and of its PI loop
 
 
 def advance_speed(spin: float, pitch: float) -> float:
-    """Ideal forward speed (m/s) of a propeller turning at ``spin`` rad/s: ``pitch`` metres per radian,
-    as a wheel's radius turns spin into speed (docs/robots.md explains the choice)."""
-    return pitch * spin
+    """Ideal speed through the water (m/s) of a propeller turning at ``spin`` rad/s: ``pitch`` is the
+    distance it advances in one revolution (a screw's pitch), so speed = pitch * spin / 2 pi."""
+    return pitch * spin / (2.0 * math.pi)
 
 
 def propeller_spin(speed: float, pitch: float) -> float:
     """Propeller spin (rad/s) whose ideal advance speed is ``speed`` m/s: the inverse of advance_speed."""
-    return speed / pitch
+    return 2.0 * math.pi * speed / pitch
 
 
 def twist_to_nautic(linear: float, climb: float, angular: float, spec: DriveSpec) -> tuple[float, float, float]:
@@ -74,7 +77,6 @@ class SubmarineDrive(Drive):
 
     def __init__(self, robot: "Robot") -> None:
         super().__init__(robot)
-        self.mass = mass_without_damping(robot)  # the water's drag replaces PyBullet's damping
         elements = robot_elements(robot)
         self.volume = total_volume(elements)
         # Area the hull shows to the flow along its own x axis (the fins' links have no shape).
@@ -100,6 +102,7 @@ class SubmarineDrive(Drive):
         self.command = [0.0, 0.0, 0.0]  # propeller rad/s, rudder rad (+left), stern plane rad (+rise)
         self.thrust = 0.0
         self._integral = 0.0
+        self._reference = 0.0  # the speed through the water the propeller is bringing the boat to
         self._send_fins()
 
     def take(self, cmd: NauticDrive) -> None:
@@ -133,17 +136,22 @@ class SubmarineDrive(Drive):
         density = volume.density
         rot = base.rotation
         forward, left, up = rot[:, 0], rot[:, 1], rot[:, 2]
-        speed = float(forward @ base.linear_velocity)
+        speed = float(forward @ (base.linear_velocity - np.array(volume.current)))  # through the water
         if robot.battery_left() > 0:
             target = advance_speed(self.command[0], self.spec.propeller_pitch)
             target_limit = advance_speed(self.spec.max_propeller, self.spec.propeller_pitch)
-            hull_drag = 0.5 * density * self.axial_area * target * (abs(target) + LINEAR_SPEED)
-            # PI speed loop: the integral takes up drag the estimate above misses (fins, pitch, linear part)
-            error = target - speed
-            self._integral = max(-target_limit, min(target_limit, self._integral + error * dt / SPEED_TIME))
-            speed_loop = self.mass * (error + self._integral) / SPEED_TIME
+            previous = self._reference
+            self._reference += (target - previous) * min(1.0, dt / SPEED_TIME)
+            reference = self._reference
+            hull_drag = 0.5 * density * self.axial_area * reference * (abs(reference) + LINEAR_SPEED)
+            # the integral takes up drag the estimate above misses (fins, pitch, linear part); critically
+            # damped (integral rate 1 / (4 T^2)) around a reference that itself moves smoothly
+            error = reference - speed
+            self._integral = max(-target_limit, min(target_limit, self._integral + error * dt / (4.0 * SPEED_TIME)))
+            speed_loop = self.mass * ((reference - previous) / dt + (error + self._integral) / SPEED_TIME)
         else:  # the propeller stands still: no thrust and no braking either, the boat coasts
             hull_drag = speed_loop = self._integral = 0.0
+            self._reference = speed
         self.thrust = hull_drag + speed_loop
         # How deep the hull is: neutral trim only once the whole height is under water.
         submerged = min(1.0, depth / max(robot.spec.dimensions[2], 1e-6))

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 # Steering actuator speed at the wheel (rad/s). The seeds give only Karma's
 # SteerSpeed in engine units; a car's steering rack turns the wheels ~35 deg in ~0.5 s.
 STEER_RATE = 1.5
+# Traction control (as a car's ASR/ABS): the powered wheels' surface may run ahead of or behind the
+# ground by this much (m/s, plus a share of the speed), so full throttle accelerates at the tyres'
+# grip instead of spinning them (a spinning tyre has no side grip: the car would yaw at launch).
+TRACTION_SLIP_SPEED = 0.3
+TRACTION_SLIP_RATIO = 0.1
 
 
 def twist_to_ackermann(linear: float, angular: float, spec: DriveSpec) -> tuple[float, float]:
@@ -120,12 +125,34 @@ class AckermannSteerDrive(Drive):
 
     def update(self, dt: float) -> None:
         self.brake.update()
+        if not self.brake.engaged:  # the slip window follows the car's speed, driving or braking
+            self._send_spin()
 
-    def wheel_targets(self) -> dict[str, tuple[float, float]]:
-        """Per wheel joint: (steer angle, spin rad/s) for the current command."""
-        speed, front, rear = self.command
+    def traction_limited(self, speed: float) -> float:
+        """The commanded spin (rad/s of the reference wheel) held within the traction control's slip
+        window around the car's speed over ground (``TRACTION_SLIP_SPEED``, ``TRACTION_SLIP_RATIO``)."""
+        r = self.spec.wheel_radius
+        if r <= 0:
+            return speed
+        ground = float(self.robot.base.rotation[:, 0] @ self.robot.base.linear_velocity)
+        window = TRACTION_SLIP_SPEED + TRACTION_SLIP_RATIO * abs(ground)
+        return max((ground - window) / r, min((ground + window) / r, speed))
+
+    def wheel_targets(self, speed: float | None = None) -> dict[str, tuple[float, float]]:
+        """Per wheel joint: (steer angle, spin rad/s) for the current command (or reference spin ``speed``)."""
+        commanded, front, rear = self.command
+        speed = commanded if speed is None else speed
         geometry = ackermann_geometry(self.wheels, self.front_wheels, self.rear_wheels, front, rear)
         return {j: (angle, speed * ratio) for j, (angle, ratio) in geometry.items()}
+
+    def _send_spin(self) -> None:
+        """The powered wheels' velocity motors, at the traction-limited spin."""
+        robot = self.robot
+        targets = self.wheel_targets(self.traction_limited(self.command[0]))
+        powered = [j for j in self.powered if j in targets]
+        p.setJointMotorControlArray(robot.body_id, [robot.joint_index(j) for j in powered], p.VELOCITY_CONTROL,
+                                    targetVelocities=[targets[j][1] for j in powered],
+                                    forces=[self.spec.max_torque] * len(powered), physicsClientId=robot.client)
 
     def _send(self) -> None:
         client, body, robot = self.robot.client, self.robot.body_id, self.robot
@@ -135,10 +162,7 @@ class AckermannSteerDrive(Drive):
         else:
             self.brake.request()
         if not self.brake.engaged:
-            powered = [j for j in self.powered if j in targets]
-            p.setJointMotorControlArray(body, [robot.joint_index(j) for j in powered], p.VELOCITY_CONTROL,
-                                        targetVelocities=[targets[j][1] for j in powered],
-                                        forces=[self.spec.max_torque] * len(powered), physicsClientId=client)
+            self._send_spin()
             if self.free:  # free-rolling wheels
                 p.setJointMotorControlArray(body, self.free, p.VELOCITY_CONTROL, forces=[0.0] * len(self.free),
                                             physicsClientId=client)
@@ -166,21 +190,27 @@ class AckermannSteerDrive(Drive):
 
 @DRIVES.register("aerial")
 class RotaryWingDrive(Drive):
-    """Stabilised, velocity-controlled rotorcraft: external force and torque on the body.
+    """Stabilised, velocity-controlled multirotor: thrust along the airframe's own up axis.
 
-    Each tick the commanded body-frame velocities (yaw-aligned, so pitch and
-    roll of the airframe do not tilt the command) pass through a first-order
-    lag of ``response_time``; a proportional velocity loop plus gravity
-    compensation gives the thrust force, and a PD attitude loop keeps the
-    airframe level while tracking the yaw rate. With an empty battery the
-    rotors stop and the robot falls.
+    Each tick the commanded body-frame velocities (yaw-aligned, so pitch and roll of the
+    airframe do not tilt the command) pass through a first-order lag of ``response_time``
+    (the velocity reference). The velocity loop asks for the reference's own acceleration plus
+    a proportional correction; the thrust vector that gives it (against gravity) sets the
+    attitude the airframe must take, as a real multirotor can push only along its rotor axis:
+    it pitches forward about atan(a / g) to accelerate (22 deg for 4 m/s^2) and back to brake.
+    A PD attitude loop turns the airframe's up axis onto that vector while tracking the yaw
+    rate, and the rotors' thrust is the vector's share along the up axis it has now. With an
+    empty battery the rotors stop and the robot falls.
     """
 
     accepts = (AerialDrive,)
-    VELOCITY_GAIN = 4.0  # 1/s: velocity error -> acceleration
-    MAX_ACCELERATION = 8.0  # m/s^2 beyond gravity compensation
-    ATTITUDE_KP = 60.0  # 1/s^2
-    ATTITUDE_KD = 14.0  # 1/s
+    VELOCITY_GAIN = 6.0  # 1/s: velocity error -> acceleration, on top of the reference's own
+    MAX_ACCELERATION = 8.0  # m/s^2 beyond gravity compensation (a tilt of at most 39 deg)
+    # Attitude loop: natural frequency 20 rad/s, damping 0.9, as a small quadrotor's; fast enough that
+    # with the reference's acceleration fed forward the vehicle's 63 % response time is the reference
+    # lag's, the catalogue's ``response_time`` (0.305 s measured for 0.3 s, docs/robots.md).
+    ATTITUDE_KP = 400.0  # 1/s^2
+    ATTITUDE_KD = 36.0  # 1/s
     YAW_GAIN = 8.0  # 1/s
 
     def __init__(self, robot: "Robot") -> None:
@@ -188,11 +218,6 @@ class RotaryWingDrive(Drive):
         client, body = robot.client, robot.body_id
         links = list(range(p.getNumJoints(body, physicsClientId=client)))
         masses = [p.getDynamicsInfo(body, i, physicsClientId=client)[0] for i in [-1, *links]]
-        self.mass = float(sum(masses))
-        for i in [-1, *links]:
-            # PyBullet's default damping is quadratic in speed for multibodies; the flight
-            # controller stands for the airframe's own drag compensation, so none is added.
-            p.changeDynamics(body, i, linearDamping=0.0, angularDamping=0.0, physicsClientId=client)
         # Thrust acts through the whole robot's centre of mass (else the camera's weight pitches
         # the airframe): its offset from the base's, in the base frame, taken at spawn.
         base = robot.base
@@ -221,8 +246,10 @@ class RotaryWingDrive(Drive):
             self.thrust = 0.0
             return
         lag = min(1.0, dt / max(self.spec.response_time, dt))
-        self.reference = [ref + (cmd - ref) * lag for ref, cmd in zip(self.reference, self.command.tolist())]
+        previous = self.reference
+        self.reference = [ref + (cmd - ref) * lag for ref, cmd in zip(previous, self.command.tolist())]
         fwd, left, up, yaw_rate = self.reference
+        dfwd, dleft, dup = ((new - old) / dt for new, old in zip(self.reference[:3], previous[:3]))
         # plain PyBullet tuples: this runs for every rotorcraft on every tick, before the tick's state is cached
         client, body = robot.client, robot.body_id
         (px, py, pz), orientation = p.getBasePositionAndOrientation(body, physicsClientId=client)
@@ -231,22 +258,29 @@ class RotaryWingDrive(Drive):
         yaw = math.atan2(r10, r00)
         c, s = math.cos(yaw), math.sin(yaw)
         k = self.VELOCITY_GAIN
-        ax, ay, az = k * (c * fwd - s * left - vx), k * (s * fwd + c * left - vy), k * (up - vz)
+        ax = c * dfwd - s * dleft + k * (c * fwd - s * left - vx)
+        ay = s * dfwd + c * dleft + k * (s * fwd + c * left - vy)
+        az = dup + k * (up - vz)
         norm = math.sqrt(ax * ax + ay * ay + az * az)
         if norm > self.MAX_ACCELERATION:
             scale = self.MAX_ACCELERATION / norm
             ax, ay, az = ax * scale, ay * scale, az * scale
         m = self.mass
-        force = (m * ax, m * ay, m * (az - robot.env.gravity))
-        self.thrust = math.sqrt(force[0] ** 2 + force[1] ** 2 + force[2] ** 2)
+        wanted = (m * ax, m * ay, m * (az - robot.env.gravity))  # the thrust vector, world frame
+        size = math.sqrt(wanted[0] ** 2 + wanted[1] ** 2 + wanted[2] ** 2)
+        # the rotors push along the airframe's up axis (third column) only
+        self.thrust = max(0.0, wanted[0] * r02 + wanted[1] * r12 + wanted[2] * r22)
         ox, oy, oz = self.com_offset.tolist()
         at = (px + r00 * ox + r01 * oy + r02 * oz, py + r10 * ox + r11 * oy + r12 * oz,
               pz + r20 * ox + r21 * oy + r22 * oz)
+        force = (self.thrust * r02, self.thrust * r12, self.thrust * r22)
         p.applyExternalForce(body, -1, force, at, p.WORLD_FRAME, physicsClientId=client)
-        # Level the airframe: turn body z (third column) onto world z; track the yaw rate.
+        # Turn the up axis onto the wanted thrust direction (error = up x wanted), track the yaw rate.
+        dx, dy, dz = (wanted[0] / size, wanted[1] / size, wanted[2] / size) if size > 0 else (0.0, 0.0, 1.0)
+        ex, ey = r12 * dz - r22 * dy, r22 * dx - r02 * dz
         kp, kd = self.ATTITUDE_KP, self.ATTITUDE_KD
         ixx, iyy, izz = self.inertia
-        torque = (ixx * (kp * r12 - kd * wx), iyy * (-kp * r02 - kd * wy), izz * self.YAW_GAIN * (yaw_rate - wz))
+        torque = (ixx * (kp * ex - kd * wx), iyy * (kp * ey - kd * wy), izz * self.YAW_GAIN * (yaw_rate - wz))
         p.applyExternalTorque(body, -1, torque, p.WORLD_FRAME, physicsClientId=client)
 
     def power(self) -> float:

@@ -1,5 +1,6 @@
 """What the single-quantity motion sensors share (accelerometer, gyroscope, velocimeter,
-inclinometer): noise parameters and the sensor's pose and motion in the world."""
+inclinometer): noise parameters, the sensor's pose and motion in the world, and the specific
+force (what a proof mass feels) that accelerometers and inclinometers both sense."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,7 +30,9 @@ class InertialSensor(Sensor):
     def on_spawned(self, now: float) -> None:
         super().on_spawned(now)
         prm: InertialParams = self.params  # type: ignore[assignment]
-        self.channel = DriftingChannel(prm.bandwidth, prm.bias_drift, prm.sigma, prm.initial_bias)
+        # the initial bias is part of the sensor's error: with noise off the sensor reads the true value
+        initial_bias = prm.initial_bias if self.env.noise else 0.0
+        self.channel = DriftingChannel(prm.bandwidth, prm.bias_drift, prm.sigma, initial_bias)
         self.last_time = now
 
     def rotation(self) -> np.ndarray:
@@ -53,3 +56,21 @@ class InertialSensor(Sensor):
     def variance(self) -> float:
         """White-noise variance reported with each reading."""
         return float(self.params.sigma) ** 2  # type: ignore[attr-defined]
+
+
+class SpecificForceSensor(InertialSensor):
+    """An inertial sensor that senses specific force: the change of its own velocity (its link's
+    motion at the mount point) since the previous sample, a box average over the sample interval,
+    minus gravity, so at rest the up axis reads +9.81 m/s^2."""
+
+    def on_spawned(self, now: float) -> None:
+        super().on_spawned(now)
+        self._previous = self.motion()[1]
+
+    def specific_force(self, now: float) -> tuple[np.ndarray, np.ndarray]:
+        """(sensor-frame specific force m/s^2, sensor rotation) since the previous sample."""
+        dt = now - self.last_time
+        rotation, velocity, _ = self.motion()
+        acceleration = (velocity - self._previous) / dt if dt > 0 else np.zeros(3)
+        self._previous = velocity
+        return rotation.T @ (acceleration - np.array([0.0, 0.0, self.env.gravity])), rotation

@@ -20,8 +20,9 @@ import numpy as np
 from usarsim import rotations
 from usarsim.sim.commands import CommandError
 from usarsim.sim.listeners import Listeners
-from usarsim.sim.wireless.model import path_loss_dbm
-from usarsim.sim.wireless.walls import count_walls
+from usarsim.sim.water import WaterSpec
+from usarsim.sim.wireless.model import EARTH_DB_PER_M, path_loss_dbm, water_loss_db
+from usarsim.sim.wireless.walls import obstruction
 from usarsim.sim.world import BuiltWorld, CommSpec
 
 log = logging.getLogger(__name__)
@@ -121,19 +122,24 @@ class LinkTable:
 
 
 def compute_table(client: int, time: float, radios: Sequence[tuple[str, str, Vec3]],
-                  weights: Mapping[int, float], comm: CommSpec) -> LinkTable:
-    """Cast the N (N - 1) / 2 segments between ``radios`` (name, kind, position) in one batch."""
+                  weights: Mapping[int, float], comm: CommSpec, losses: Mapping[int, float] | None = None,
+                  water: Sequence[WaterSpec] = ()) -> LinkTable:
+    """Cast the N (N - 1) / 2 segments between ``radios`` (name, kind, position) in one batch.
+
+    ``weights``: walls per crossing of a static body; ``losses``: dB per metre inside a bulk body
+    (earth); ``water``: the world's water volumes, which absorb by the path length in them."""
     names = tuple(r[0] for r in radios)
     kinds = tuple(r[1] for r in radios)
     positions = np.array([r[2] for r in radios], dtype=float).reshape(-1, 3)
     n = len(names)
     iu, ju = np.triu_indices(n, k=1)
-    walls = np.zeros((n, n))
+    walls, absorbed = np.zeros((n, n)), np.zeros((n, n))
     if len(iu):
-        walls[iu, ju] = count_walls(client, positions[iu], positions[ju], weights)
-        walls[ju, iu] = walls[iu, ju]
+        walls[iu, ju], bulk = obstruction(client, positions[iu], positions[ju], weights, losses or {})
+        absorbed[iu, ju] = bulk + water_loss_db(positions[iu], positions[ju], water)
+        walls[ju, iu], absorbed[ju, iu] = walls[iu, ju], absorbed[iu, ju]
     distance = np.linalg.norm(positions[:, None, :] - positions[None, :, :], axis=2)
-    signal = np.asarray(path_loss_dbm(distance, walls, comm), dtype=float).reshape(n, n)
+    signal = np.asarray(path_loss_dbm(distance, walls, comm), dtype=float).reshape(n, n) - absorbed
     np.fill_diagonal(signal, np.inf)
     return LinkTable(time, names, kinds, positions, signal, walls, distance, comm.cutoff)
 
@@ -145,8 +151,11 @@ class WirelessNetwork:
         self.client = client
         self.comm = comm
         self.period = 1.0 / comm.update_rate if comm.update_rate > 0 else math.inf
-        static = [world.floor_id, *world.static_ids]
+        # the terrain is earth, not a wall: it absorbs by the path length inside it
+        static = [body for body in [world.floor_id, *world.static_ids] if body != world.terrain_id]
         self.weights = {body: comm.walls.of(world.surface_of(body)) for body in static}
+        self.losses = {} if world.terrain_id is None else {world.terrain_id: EARTH_DB_PER_M}
+        self.water = list(world.spec.water)
         self.stations: dict[str, Vec3] = {}
         self.table: LinkTable = LinkTable.empty(comm.cutoff)
         self._next_due = 0.0
@@ -188,7 +197,7 @@ class WirelessNetwork:
         """Recompute the table for robots at ``robots`` (name -> chassis position) and the stations."""
         radios = [(n, ROBOT, rotations.vec3(pos)) for n, pos in robots.items()]
         radios += [(n, STATION, pos) for n, pos in sorted(self.stations.items())]
-        self.table = compute_table(self.client, now, radios, self.weights, self.comm)
+        self.table = compute_table(self.client, now, radios, self.weights, self.comm, self.losses, self.water)
         self._robots, self._stations_changed = tuple(robots), False
         while self._next_due <= now:  # fixed cadence on the sim clock, no bursts after a change
             self._next_due += self.period if math.isfinite(self.period) else math.inf
