@@ -160,9 +160,15 @@ class SkidSteerDrive(Drive):
         self._set((0.0, 0.0))
 
     def _set(self, command: tuple[float, float]) -> None:
+        if command == self.command and self._sent is not None:
+            return  # a repeat (cmd_vel comes at 20 Hz, Nav2's rate) changes nothing: the loop keeps its state
+        target = wheel_speeds_to_twist(*command, self.spec)[1]
+        if command == (0.0, 0.0) or target * self._target_yaw_rate <= 0.0:
+            # a stop, or a turn the other way (or from straight): start from the calibrated model; a
+            # changed turn the same way keeps the integral, which holds the slip of turning that way
+            self.yaw.reset()
         self.command = command
-        self._target_yaw_rate = wheel_speeds_to_twist(*command, self.spec)[1]
-        self.yaw.reset()
+        self._target_yaw_rate = target
         if command == (0.0, 0.0):
             self.brake.request()
         else:
