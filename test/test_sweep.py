@@ -2,6 +2,7 @@
 identical results on a second run, failed trials recorded, sweep files checked."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -108,36 +109,113 @@ def test_second_run_on_one_worker_gives_identical_results(reference, tmp_path: P
     assert _results(again.rows) == _results(first.rows)
 
 
-def test_sweep_killed_midway_resumes_without_redoing_finished_trials(reference, tmp_path: Path) -> None:
-    _, first = reference
+MARK = "USARSIM_TEST_SWEEP_MARK"  # set in a sweep's environment: every process it starts inherits it
+
+
+def _marked(mark: str) -> list[tuple[int, str]]:
+    """(pid, command line) of the live processes whose environment carries ``mark``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            environ = (entry / "environ").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # gone, or not ours to read
+            continue
+        if state != "Z" and f"{MARK}={mark}".encode() in environ.split(b"\0"):
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+def _wait_until_gone(mark: str, bound: float = 60.0) -> list[tuple[int, str]]:
+    """The marked processes still alive after waiting up to ``bound`` s for them to end (bounded)."""
+    deadline = time.monotonic() + bound
+    while (left := _marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def _start_gated_sweep(tmp_path: Path, mark: str, *extra: str) -> tuple[subprocess.Popen, Path, Path]:
+    """The grid as `usarsim sweep -j 1` in a subprocess, waited for until its second trial (seed 1) is
+    held at the gate: one trial done, one running."""
     sweep = _grid(tmp_path, gate_open=False)
     out = tmp_path / "results"
     trials = out / "trials"
-    proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "sweep", str(sweep), "-o", str(out), "-j", "1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60.0
-        # one worker: the first trial finishes, the second (seed 1) waits at the gate
-        while not ((trials / "empty__P2AT__seed0" / "summary.json").exists()
-                   and (trials / "empty__P2AT__seed1.partial").exists()):
-            assert time.monotonic() < deadline, "the sweep did not reach its second trial"
-            assert proc.poll() is None, "the sweep ended early"
-            time.sleep(0.05)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its worker, as a kill -9 or a lost machine would
-        proc.wait(timeout=30)
-    finished = {p.parent.name for p in trials.glob("*/summary.json")}
-    assert finished == {"empty__P2AT__seed0"}
-    before = (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns
+    env = {**os.environ, MARK: mark}
+    proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "sweep", str(sweep), "-o", str(out), "-j", "1",
+                             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    deadline = time.monotonic() + 120.0
+    while not ((trials / "empty__P2AT__seed0" / "summary.json").exists()
+               and list(trials.glob("empty__P2AT__seed1.partial*"))):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail(f"the sweep did not reach its second trial: {proc.communicate()[1][-2000:]}")
+        time.sleep(0.05)
+    return proc, sweep, out
 
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_a_killed_sweep_leaves_no_process_and_resumes_to_the_uninterrupted_results(
+        reference, tmp_path: Path, signum: int) -> None:
+    _, first = reference
+    mark = f"{os.getpid()}-{signum}"
+    proc, sweep, out = _start_gated_sweep(tmp_path, mark)
+    trials = out / "trials"
+    os.kill(proc.pid, signum)  # the sweep's main process only, as `kill PID` or a closed terminal would
+    proc.wait(timeout=60)
+    err = proc.stderr.read() if proc.stderr else ""
+    done_before = (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns
+    # a resumed sweep right away, the gate open: a worker left over from the killed one would now run
+    # the same trial beside it
     (tmp_path / "gate").touch()
     resumed = run_sweep(sweep, SweepOptions(output=out, workers=2, progress=False))
+    assert _wait_until_gone(mark) == [], "processes of the killed sweep outlived it"
     assert resumed.skipped == 1 and resumed.ran == 7
-    assert (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns == before  # not redone
-    assert not list(trials.glob("*.partial"))
+    assert (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns == done_before  # not redone
+    assert not list(trials.glob("*.partial*"))
     assert _results(resumed.rows) == _results(first.rows)
-    # and a third call has nothing left to do
+    for row in resumed.rows:  # each hash is that of the file next to it
+        data = (trials / row["trial"] / "readings.jsonl").read_bytes()
+        assert row["readings_sha256"] == hashlib.sha256(data).hexdigest()
     assert run_sweep(sweep, SweepOptions(output=out, workers=2, progress=False)).ran == 0
+    if signum == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+        return
+    # stopped like Ctrl-C: status 128 + signal, the table of what finished, one line saying so
+    name = signal.Signals(signum).name
+    assert proc.returncode == 128 + signum, err
+    assert err.strip().splitlines()[-1] == (f"usarsim sweep: stopped by {name}; 1 of 8 trials done (listed in "
+                                            f"{out / 'summary.csv'}); run the same command again to resume")
+    assert "Traceback" not in err
+
+
+def test_a_killed_worker_costs_nothing(reference, tmp_path: Path) -> None:
+    """A worker killed mid-trial: its trial runs again on its own and the sweep ends as if nothing happened."""
+    _, first = reference
+    mark = f"{os.getpid()}-worker"
+    proc, _, out = _start_gated_sweep(tmp_path, mark)
+    workers = [pid for pid, cmdline in _marked(mark) if "spawn_main" in cmdline]
+    assert len(workers) == 1, _marked(mark)
+    os.kill(workers[0], signal.SIGKILL)
+    (tmp_path / "gate").touch()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert _wait_until_gone(mark) == []
+    rows = pq.read_table(out / "summary.parquet").to_pylist()
+    assert _results(rows) == _results(pq.read_table(reference[0] / "summary.parquet").to_pylist())
+
+
+def test_a_second_sweep_into_a_busy_folder_is_refused(tmp_path: Path, capsys) -> None:
+    proc, sweep, out = _start_gated_sweep(tmp_path, f"{os.getpid()}-busy")
+    try:
+        assert main(["sweep", str(sweep), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{out} is in use by another usarsim sweep (pid {proc.pid})" in err and "Traceback" not in err
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
 
 
 def test_a_raising_trial_is_recorded_as_failed(tmp_path: Path) -> None:
