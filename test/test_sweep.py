@@ -6,10 +6,7 @@ import hashlib
 import json
 import os
 import signal
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pyarrow.csv as pa_csv
@@ -18,34 +15,11 @@ import pytest
 
 from usarsim.cli import main
 from usarsim.config_loading import ConfigError
-from usarsim.scale.results import COLUMNS, TIMING_COLUMNS
+from usarsim.scale.results import COLUMNS
 from usarsim.scale.sweep import SweepOptions, run_sweep
 from usarsim.scale.sweep_file import load_sweep
+from sweep_helpers import grid, marked, results, start_gated_sweep, wait_until_gone
 
-GRID = """\
-name: grid
-worlds: [empty, yellow]
-robots: [P2AT, P2DX]
-seeds: [0, 1]
-duration: 1.0
-controller: gate:drive
-"""
-# Drives a circle; trials of seed 1 wait (bounded) for a gate file, so a test can kill a sweep while
-# exactly one trial is running.
-GATE_MODULE = """\
-import time
-from pathlib import Path
-
-GATE = Path(__file__).with_name("gate")
-
-
-def drive(step):
-    if step.seed == 1 and step.time == 0.0:
-        deadline = time.monotonic() + 60.0
-        while not GATE.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-    return (2.0, 1.5)
-"""
 RAISING_MODULE = """\
 def drive(step):
     if step.robot_class == "P2DX" and step.time >= 0.5:
@@ -54,26 +28,11 @@ def drive(step):
 """
 
 
-def _grid(folder: Path, gate_open: bool = True) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "gate.py").write_text(GATE_MODULE)
-    if gate_open:
-        (folder / "gate").touch()
-    path = folder / "grid.yaml"
-    path.write_text(GRID)
-    return path
-
-
-def _results(rows: list[dict]) -> list[dict]:
-    """Rows without the columns that measure the machine."""
-    return [{k: v for k, v in row.items() if k not in TIMING_COLUMNS} for row in rows]
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory):
     """The grid run once on two workers."""
     base = tmp_path_factory.mktemp("reference")
-    sweep = _grid(base)
+    sweep = grid(base)
     report = run_sweep(sweep, SweepOptions(output=base / "results", workers=2, progress=False))
     return base / "results", report
 
@@ -103,65 +62,18 @@ def test_grid_runs_and_writes_its_table(reference) -> None:
     assert by_id["empty__P2AT__seed0"]["readings_sha256"] != by_id["empty__P2AT__seed1"]["readings_sha256"]
 
 
-def test_second_run_on_one_worker_gives_identical_results(reference, tmp_path: Path) -> None:
+def test_second_run_on_one_worker_gives_identicalresults(reference, tmp_path: Path) -> None:
     _, first = reference
-    again = run_sweep(_grid(tmp_path), SweepOptions(output=tmp_path / "results", workers=1, progress=False))
-    assert _results(again.rows) == _results(first.rows)
-
-
-MARK = "USARSIM_TEST_SWEEP_MARK"  # set in a sweep's environment: every process it starts inherits it
-
-
-def _marked(mark: str) -> list[tuple[int, str]]:
-    """(pid, command line) of the live processes whose environment carries ``mark``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            environ = (entry / "environ").read_bytes()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:  # gone, or not ours to read
-            continue
-        if state != "Z" and f"{MARK}={mark}".encode() in environ.split(b"\0"):
-            found.append((int(entry.name), cmdline))
-    return found
-
-
-def _wait_until_gone(mark: str, bound: float = 60.0) -> list[tuple[int, str]]:
-    """The marked processes still alive after waiting up to ``bound`` s for them to end (bounded)."""
-    deadline = time.monotonic() + bound
-    while (left := _marked(mark)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
-
-
-def _start_gated_sweep(tmp_path: Path, mark: str, *extra: str) -> tuple[subprocess.Popen, Path, Path]:
-    """The grid as `usarsim sweep -j 1` in a subprocess, waited for until its second trial (seed 1) is
-    held at the gate: one trial done, one running."""
-    sweep = _grid(tmp_path, gate_open=False)
-    out = tmp_path / "results"
-    trials = out / "trials"
-    env = {**os.environ, MARK: mark}
-    proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "sweep", str(sweep), "-o", str(out), "-j", "1",
-                             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
-    deadline = time.monotonic() + 120.0
-    while not ((trials / "empty__P2AT__seed0" / "summary.json").exists()
-               and list(trials.glob("empty__P2AT__seed1.partial*"))):
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            pytest.fail(f"the sweep did not reach its second trial: {proc.communicate()[1][-2000:]}")
-        time.sleep(0.05)
-    return proc, sweep, out
+    again = run_sweep(grid(tmp_path), SweepOptions(output=tmp_path / "results", workers=1, progress=False))
+    assert results(again.rows) == results(first.rows)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
-def test_a_killed_sweep_leaves_no_process_and_resumes_to_the_uninterrupted_results(
+def test_a_killed_sweep_leaves_no_process_and_resumes_to_the_uninterruptedresults(
         reference, tmp_path: Path, signum: int) -> None:
     _, first = reference
     mark = f"{os.getpid()}-{signum}"
-    proc, sweep, out = _start_gated_sweep(tmp_path, mark)
+    proc, sweep, out = start_gated_sweep(tmp_path, mark)
     trials = out / "trials"
     os.kill(proc.pid, signum)  # the sweep's main process only, as `kill PID` or a closed terminal would
     proc.wait(timeout=60)
@@ -171,11 +83,11 @@ def test_a_killed_sweep_leaves_no_process_and_resumes_to_the_uninterrupted_resul
     # the same trial beside it
     (tmp_path / "gate").touch()
     resumed = run_sweep(sweep, SweepOptions(output=out, workers=2, progress=False))
-    assert _wait_until_gone(mark) == [], "processes of the killed sweep outlived it"
+    assert wait_until_gone(mark) == [], "processes of the killed sweep outlived it"
     assert resumed.skipped == 1 and resumed.ran == 7
     assert (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns == done_before  # not redone
     assert not list(trials.glob("*.partial*"))
-    assert _results(resumed.rows) == _results(first.rows)
+    assert results(resumed.rows) == results(first.rows)
     for row in resumed.rows:  # each hash is that of the file next to it
         data = (trials / row["trial"] / "readings.jsonl").read_bytes()
         assert row["readings_sha256"] == hashlib.sha256(data).hexdigest()
@@ -195,20 +107,20 @@ def test_a_killed_worker_costs_nothing(reference, tmp_path: Path) -> None:
     """A worker killed mid-trial: its trial runs again on its own and the sweep ends as if nothing happened."""
     _, first = reference
     mark = f"{os.getpid()}-worker"
-    proc, _, out = _start_gated_sweep(tmp_path, mark)
-    workers = [pid for pid, cmdline in _marked(mark) if "spawn_main" in cmdline]
-    assert len(workers) == 1, _marked(mark)
+    proc, _, out = start_gated_sweep(tmp_path, mark)
+    workers = [pid for pid, cmdline in marked(mark) if "spawn_main" in cmdline]
+    assert len(workers) == 1, marked(mark)
     os.kill(workers[0], signal.SIGKILL)
     (tmp_path / "gate").touch()
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    assert _wait_until_gone(mark) == []
+    assert wait_until_gone(mark) == []
     rows = pq.read_table(out / "summary.parquet").to_pylist()
-    assert _results(rows) == _results(pq.read_table(reference[0] / "summary.parquet").to_pylist())
+    assert results(rows) == results(pq.read_table(reference[0] / "summary.parquet").to_pylist())
 
 
 def test_a_second_sweep_into_a_busy_folder_is_refused(tmp_path: Path, capsys) -> None:
-    proc, sweep, out = _start_gated_sweep(tmp_path, f"{os.getpid()}-busy")
+    proc, sweep, out = start_gated_sweep(tmp_path, f"{os.getpid()}-busy")
     try:
         assert main(["sweep", str(sweep), "-o", str(out)]) == 2
         err = capsys.readouterr().err
@@ -296,18 +208,6 @@ def test_drive_script_segments_drive_in_turn(tmp_path: Path) -> None:
     assert not (out / "trials" / row["trial"] / "readings.jsonl").exists()
     # 1 s at 3 rad/s on 0.11 m wheels is at most 0.33 m; then it stops
     assert 0.1 < row["distance_m"] < 0.4
-
-
-def test_ray_local_mode_gives_the_local_results(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
-    path = tmp_path / "s.yaml"
-    path.write_text("worlds: [yellow]\nrobots: [P2AT]\nseeds: [0, 1]\nduration: 0.5\n"
-                    "controller: usarsim.scale.examples:wander\n")
-    local = run_sweep(path, SweepOptions(output=tmp_path / "local", workers=2, progress=False))
-    remote = run_sweep(path, SweepOptions(output=tmp_path / "ray", ray="local", progress=False))
-    assert remote.ran == 2 and _results(remote.rows) == _results(local.rows)
-    for row in remote.rows:  # the files came back from the Ray workers
-        assert (tmp_path / "ray" / "trials" / row["trial"] / "readings.jsonl").is_file()
 
 
 SMALL_WORLD = """\

@@ -92,9 +92,14 @@ def _init_within(ray: Any, address: str, deadline: float, timeout: float, runtim
         except BaseException as exc:  # noqa: BLE001 - reported by the waiting thread
             outcome.append(exc)
 
-    thread = threading.Thread(target=init, daemon=True, name="ray-connect")
-    thread.start()
-    thread.join(max(0.0, deadline - time.monotonic()) if address != "local" else None)
+    if address == "local":
+        # in this thread: the local Ray's processes end when the thread that started them ends
+        # (Ray has the kernel kill them with it), and starting one is not waiting on anybody
+        init()
+    else:
+        thread = threading.Thread(target=init, daemon=True, name="ray-connect")
+        thread.start()
+        thread.join(max(0.0, deadline - time.monotonic()))
     if not outcome:
         raise ConfigError(f"--ray {address}: no Ray cluster answered within {timeout:g} s; check the address "
                           "(ray://HEAD:10001 from outside, HEAD:6379 or auto on a node) and that the head is "
