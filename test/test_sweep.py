@@ -250,3 +250,14 @@ def test_a_worker_that_dies_fails_its_trial_and_the_sweep_goes_on(tmp_path: Path
     assert [row["status"] for row in report.rows] == ["ok", "failed", "ok"]
     assert "worker process died" in report.rows[1]["error"]
     assert (tmp_path / "out" / "trials" / "empty__P2AT__seed1" / "error.txt").is_file()
+
+
+def test_the_example_sweeps_seeds_explore_differently(tmp_path: Path) -> None:
+    """The example sweep's controller, shortened: two seeds drive different paths, not only other noise."""
+    example = load_sweep(Path(__file__).parents[1] / "examples" / "sweep.yaml")
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text(f"worlds: [yellow]\nrobots: [P2AT]\nseeds: [0, 1]\nduration: 4.0\n"
+                     f"controller: {example.controller}\nrecord: {{readings: false}}\n")
+    rows = run_sweep(sweep, SweepOptions(output=tmp_path / "out", workers=2, progress=False)).rows
+    assert [row["status"] for row in rows] == ["ok", "ok"]
+    assert rows[0]["distance_m"] != rows[1]["distance_m"] and rows[0]["area_covered_m2"] != rows[1]["area_covered_m2"]

@@ -51,6 +51,9 @@ def connected(address: str, timeout: float = DEFAULT_TIMEOUT,
     if endpoint is not None:
         _check_reachable(address, *endpoint, timeout)
     if ray.is_initialized():  # the caller connected already (and keeps the connection)
+        if runtime_env:  # a local working_dir can only be given when a job starts
+            raise ConfigError("Ray is already initialized in this process, so the sweep's files cannot travel "
+                              "with its job; call ray.shutdown() before run_sweep, or let it connect")
         _check_nodes(address, deadline, timeout)
         yield
         return
