@@ -88,13 +88,20 @@ def start_gated_sweep(tmp_path: Path, mark: str, *extra: str,
     out = tmp_path / "results"
     trials = out / "trials"
     env = {**os.environ, MARK: mark}
-    proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "sweep", str(sweep), "-o", str(out), "-j", "1",
-                             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    # stderr to a file, not a pipe: a process left behind would hold a pipe open, and reading it would never end
+    with open(tmp_path / "sweep.stderr", "w", encoding="utf-8") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "sweep", str(sweep), "-o", str(out), "-j", "1",
+                                 *extra], stdout=subprocess.DEVNULL, stderr=err, env=env)
     deadline = time.monotonic() + 120.0
     while not ((trials / "empty__P2AT__seed0" / "summary.json").exists()
                and (not running or list(trials.glob("empty__P2AT__seed1.partial*")))):
         if time.monotonic() > deadline or proc.poll() is not None:
             proc.kill()
-            pytest.fail(f"the sweep did not reach its second trial: {proc.communicate()[1][-2000:]}")
+            pytest.fail(f"the sweep did not reach its second trial: {stderr_of(tmp_path)[-2000:]}")
         time.sleep(0.05)
     return proc, sweep, out
+
+
+def stderr_of(tmp_path: Path) -> str:
+    """What the sweep started by ``start_gated_sweep`` wrote on stderr."""
+    return (tmp_path / "sweep.stderr").read_text(encoding="utf-8")

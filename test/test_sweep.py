@@ -18,7 +18,7 @@ from usarsim.config_loading import ConfigError
 from usarsim.scale.results import COLUMNS
 from usarsim.scale.sweep import SweepOptions, run_sweep
 from usarsim.scale.sweep_file import load_sweep
-from sweep_helpers import grid, marked, results, start_gated_sweep, wait_until_gone
+from sweep_helpers import grid, marked, results, start_gated_sweep, stderr_of, wait_until_gone
 
 RAISING_MODULE = """\
 def drive(step):
@@ -62,14 +62,14 @@ def test_grid_runs_and_writes_its_table(reference) -> None:
     assert by_id["empty__P2AT__seed0"]["readings_sha256"] != by_id["empty__P2AT__seed1"]["readings_sha256"]
 
 
-def test_second_run_on_one_worker_gives_identicalresults(reference, tmp_path: Path) -> None:
+def test_second_run_on_one_worker_gives_identical_results(reference, tmp_path: Path) -> None:
     _, first = reference
     again = run_sweep(grid(tmp_path), SweepOptions(output=tmp_path / "results", workers=1, progress=False))
     assert results(again.rows) == results(first.rows)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
-def test_a_killed_sweep_leaves_no_process_and_resumes_to_the_uninterruptedresults(
+def test_a_killed_sweep_leaves_no_process_and_resumes_to_the_uninterrupted_results(
         reference, tmp_path: Path, signum: int) -> None:
     _, first = reference
     mark = f"{os.getpid()}-{signum}"
@@ -77,7 +77,7 @@ def test_a_killed_sweep_leaves_no_process_and_resumes_to_the_uninterruptedresult
     trials = out / "trials"
     os.kill(proc.pid, signum)  # the sweep's main process only, as `kill PID` or a closed terminal would
     proc.wait(timeout=60)
-    err = proc.stderr.read() if proc.stderr else ""
+    err = stderr_of(tmp_path)
     done_before = (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns
     # a resumed sweep right away, the gate open: a worker left over from the killed one would now run
     # the same trial beside it
@@ -112,8 +112,7 @@ def test_a_killed_worker_costs_nothing(reference, tmp_path: Path) -> None:
     assert len(workers) == 1, marked(mark)
     os.kill(workers[0], signal.SIGKILL)
     (tmp_path / "gate").touch()
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, err
+    assert proc.wait(timeout=300) == 0, stderr_of(tmp_path)
     assert wait_until_gone(mark) == []
     rows = pq.read_table(out / "summary.parquet").to_pylist()
     assert results(rows) == results(pq.read_table(reference[0] / "summary.parquet").to_pylist())
