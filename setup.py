@@ -36,8 +36,10 @@ ROS_RUNTIME = [
     "rosbags",
 ]
 
-# Sweeps on a Ray cluster (usarsim sweep --ray ADDRESS); in the test extra so that path is tested too
-RAY = ["ray>=2.9"]
+# Sweeps on a Ray cluster (usarsim sweep --ray ADDRESS); in the test extra so that path is tested too.
+# [client]: Ray Client (--ray ray://HEAD:10001, grpcio); [default]: the runtime-environment agent that
+# unpacks the sweep's shipped files on each node, and `ray start`/`ray status` as the docs use them.
+RAY = ["ray[default,client]>=2.9"]
 
 # `colcon build` of this package is part of the test suite
 COLCON = [

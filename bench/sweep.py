@@ -7,7 +7,7 @@ machine, the fastest of ``--repeat`` runs each (the least disturbed by other loa
 is the workers' CPU time per wall second: well below the worker count means other load had the
 machine.
 
-    .venv/bin/python bench/sweep.py [--seeds 2] [--duration 5]
+    .venv/bin/python bench/sweep.py [--seeds 2] [--duration 5] [--ray-nodes 2]
 """
 from __future__ import annotations
 
@@ -67,6 +67,30 @@ def timed_bare_runs(path: Path, output: Path) -> float:
     return time.perf_counter() - start
 
 
+def timed_ray_nodes(path: Path, output: Path, nodes: int) -> float:
+    """The sweep on a Ray cluster of ``nodes`` one-CPU nodes on 127.0.0.1 (started beforehand, not timed)."""
+    import os
+
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # keep Ray's addresses on loopback
+    from ray._private import ray_constants
+    from ray.cluster_utils import Cluster
+
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "node_ip_address": "127.0.0.1",
+                                                            "include_dashboard": False})
+    try:
+        for _ in range(nodes - 1):
+            cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+        start = time.perf_counter()
+        report = run_sweep(path, SweepOptions(output=output, ray=cluster.address, progress=False))
+        elapsed = time.perf_counter() - start
+    finally:
+        cluster.shutdown()
+    if report.failed or len(set(report.ran_on.values())) != nodes:
+        raise SystemExit(f"Ray sweep failed or missed a node: {report.ran_on}")
+    return elapsed
+
+
 def timed_in_process(path: Path, output: Path) -> float:
     """The same trials through `usarsim run`'s own loop, in this process: the simulation alone."""
     from usarsim.runner import Scenario, run_scenario
@@ -87,6 +111,9 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=5.0, help="sim seconds per trial")
     parser.add_argument("--curve", action="store_true", help="also trials/min for every worker count 1..cores")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement; the fastest counts")
+    parser.add_argument("--ray-nodes", type=int, default=0, metavar="N",
+                        help="also the sweep on a Ray cluster of N one-CPU nodes on 127.0.0.1 (connection, node "
+                             "checks and shipping included; the cluster's start is not)")
     args = parser.parse_args()
     cores = default_workers()
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,6 +130,7 @@ def main() -> None:
         one = best(timed_sweep, 1)
         every = best(timed_sweep, cores)
         curve = {n: best(timed_sweep, n) for n in range(1, cores + 1)} if args.curve else {}
+        on_ray = best(timed_ray_nodes, args.ray_nodes) if args.ray_nodes else None
     per_minute = lambda seconds: 60.0 * count / seconds  # noqa: E731
     speedup = one / every
     print(f"fastest of {args.repeat} runs each; {count} trials of {args.duration:g} sim s "
@@ -117,6 +145,9 @@ def main() -> None:
     print(f"speed-up {speedup:.2f} of ideal {cores}; parallel efficiency {speedup / cores:.0%}")
     for n, seconds in curve.items():
         print(f"  {n:3d} workers: {per_minute(seconds):7.1f} trials/min, speed-up {curve[1] / seconds:.2f}")
+    if on_ray is not None:
+        print(f"sweep, Ray, {args.ray_nodes} nodes x 1 CPU:             {on_ray:7.2f} s  {per_minute(on_ray):7.1f} "
+              f"trials/min  ({on_ray / every:.2f}x the time of {cores} local workers)")
     print(f"sweep on 1 worker vs bare runs: {one / bare:.2f}x the time ({(one - bare) / count * 1000:+.0f} ms per "
           f"trial; each bare run starts Python and PyBullet)")
     print(f"sweep on 1 worker vs the simulation alone: {one / alone:.2f}x the time "

@@ -2,13 +2,11 @@
 identical results on a second run, failed trials recorded, sweep files checked."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pyarrow.csv as pa_csv
@@ -17,35 +15,12 @@ import pytest
 
 from usarsim.cli import main
 from usarsim.config_loading import ConfigError
-from usarsim.scale.results import COLUMNS, TIMING_COLUMNS
+from usarsim.scale.results import COLUMNS
 from usarsim.scale.sweep import SweepOptions, run_sweep
 from patience import PATIENCE
 from usarsim.scale.sweep_file import load_sweep
+from sweep_helpers import grid, marked, results, start_gated_sweep, stderr_of, wait_until_gone
 
-GRID = """\
-name: grid
-worlds: [empty, yellow]
-robots: [P2AT, P2DX]
-seeds: [0, 1]
-duration: 1.0
-controller: gate:drive
-"""
-# Drives a circle; trials of seed 1 wait (bounded) for a gate file, so a test can kill a sweep while
-# exactly one trial is running.
-GATE_MODULE = """\
-import time
-from pathlib import Path
-
-GATE = Path(__file__).with_name("gate")
-
-
-def drive(step):
-    if step.seed == 1 and step.time == 0.0:
-        deadline = time.monotonic() + 60.0
-        while not GATE.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-    return (2.0, 1.5)
-"""
 RAISING_MODULE = """\
 def drive(step):
     if step.robot_class == "P2DX" and step.time >= 0.5:
@@ -54,26 +29,11 @@ def drive(step):
 """
 
 
-def _grid(folder: Path, gate_open: bool = True) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "gate.py").write_text(GATE_MODULE)
-    if gate_open:
-        (folder / "gate").touch()
-    path = folder / "grid.yaml"
-    path.write_text(GRID)
-    return path
-
-
-def _results(rows: list[dict]) -> list[dict]:
-    """Rows without the columns that measure the machine."""
-    return [{k: v for k, v in row.items() if k not in TIMING_COLUMNS} for row in rows]
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory):
     """The grid run once on two workers."""
     base = tmp_path_factory.mktemp("reference")
-    sweep = _grid(base)
+    sweep = grid(base)
     report = run_sweep(sweep, SweepOptions(output=base / "results", workers=2, progress=False))
     return base / "results", report
 
@@ -105,40 +65,69 @@ def test_grid_runs_and_writes_its_table(reference) -> None:
 
 def test_second_run_on_one_worker_gives_identical_results(reference, tmp_path: Path) -> None:
     _, first = reference
-    again = run_sweep(_grid(tmp_path), SweepOptions(output=tmp_path / "results", workers=1, progress=False))
-    assert _results(again.rows) == _results(first.rows)
+    again = run_sweep(grid(tmp_path), SweepOptions(output=tmp_path / "results", workers=1, progress=False))
+    assert results(again.rows) == results(first.rows)
 
 
-def test_sweep_killed_midway_resumes_without_redoing_finished_trials(reference, tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_a_killed_sweep_leaves_no_process_and_resumes_to_the_uninterrupted_results(
+        reference, tmp_path: Path, signum: int) -> None:
     _, first = reference
-    sweep = _grid(tmp_path, gate_open=False)
-    out = tmp_path / "results"
+    mark = f"{os.getpid()}-{signum}"
+    proc, sweep, out = start_gated_sweep(tmp_path, mark)
     trials = out / "trials"
-    proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "sweep", str(sweep), "-o", str(out), "-j", "1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60.0
-        # one worker: the first trial finishes, the second (seed 1) waits at the gate
-        while not ((trials / "empty__P2AT__seed0" / "summary.json").exists()
-                   and (trials / "empty__P2AT__seed1.partial").exists()):
-            assert time.monotonic() < deadline, "the sweep did not reach its second trial"
-            assert proc.poll() is None, "the sweep ended early"
-            time.sleep(0.05)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its worker, as a kill -9 or a lost machine would
-        proc.wait(timeout=PATIENCE)
-    finished = {p.parent.name for p in trials.glob("*/summary.json")}
-    assert finished == {"empty__P2AT__seed0"}
-    before = (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns
-
+    os.kill(proc.pid, signum)  # the sweep's main process only, as `kill PID` or a closed terminal would
+    proc.wait(timeout=PATIENCE)
+    err = stderr_of(tmp_path)
+    done_before = (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns
+    # a resumed sweep right away, the gate open: a worker left over from the killed one would now run
+    # the same trial beside it
     (tmp_path / "gate").touch()
     resumed = run_sweep(sweep, SweepOptions(output=out, workers=2, progress=False))
+    assert wait_until_gone(mark) == [], "processes of the killed sweep outlived it"
     assert resumed.skipped == 1 and resumed.ran == 7
-    assert (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns == before  # not redone
-    assert not list(trials.glob("*.partial"))
-    assert _results(resumed.rows) == _results(first.rows)
-    # and a third call has nothing left to do
+    assert (trials / "empty__P2AT__seed0" / "summary.json").stat().st_mtime_ns == done_before  # not redone
+    assert not list(trials.glob("*.partial*"))
+    assert results(resumed.rows) == results(first.rows)
+    for row in resumed.rows:  # each hash is that of the file next to it
+        data = (trials / row["trial"] / "readings.jsonl").read_bytes()
+        assert row["readings_sha256"] == hashlib.sha256(data).hexdigest()
     assert run_sweep(sweep, SweepOptions(output=out, workers=2, progress=False)).ran == 0
+    if signum == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+        return
+    # stopped like Ctrl-C: status 128 + signal, the table of what finished, one line saying so
+    name = signal.Signals(signum).name
+    assert proc.returncode == 128 + signum, err
+    assert err.strip().splitlines()[-1] == (f"usarsim sweep: stopped by {name}; 1 of 8 trials done (listed in "
+                                            f"{out / 'summary.csv'}); run the same command again to resume")
+    assert "Traceback" not in err
+
+
+def test_a_killed_worker_costs_nothing(reference, tmp_path: Path) -> None:
+    """A worker killed mid-trial: its trial runs again on its own and the sweep ends as if nothing happened."""
+    _, first = reference
+    mark = f"{os.getpid()}-worker"
+    proc, _, out = start_gated_sweep(tmp_path, mark)
+    workers = [pid for pid, cmdline in marked(mark) if "spawn_main" in cmdline]
+    assert len(workers) == 1, marked(mark)
+    os.kill(workers[0], signal.SIGKILL)
+    (tmp_path / "gate").touch()
+    assert proc.wait(timeout=PATIENCE) == 0, stderr_of(tmp_path)
+    assert wait_until_gone(mark) == []
+    rows = pq.read_table(out / "summary.parquet").to_pylist()
+    assert results(rows) == results(pq.read_table(reference[0] / "summary.parquet").to_pylist())
+
+
+def test_a_second_sweep_into_a_busy_folder_is_refused(tmp_path: Path, capsys) -> None:
+    proc, sweep, out = start_gated_sweep(tmp_path, f"{os.getpid()}-busy")
+    try:
+        assert main(["sweep", str(sweep), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{out} is in use by another usarsim sweep (pid {proc.pid})" in err and "Traceback" not in err
+    finally:
+        proc.kill()
+        proc.wait(timeout=PATIENCE)
 
 
 def test_a_raising_trial_is_recorded_as_failed(tmp_path: Path) -> None:
@@ -221,18 +210,6 @@ def test_drive_script_segments_drive_in_turn(tmp_path: Path) -> None:
     assert 0.1 < row["distance_m"] < 0.4
 
 
-def test_ray_local_mode_gives_the_local_results(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
-    path = tmp_path / "s.yaml"
-    path.write_text("worlds: [yellow]\nrobots: [P2AT]\nseeds: [0, 1]\nduration: 0.5\n"
-                    "controller: usarsim.scale.examples:wander\n")
-    local = run_sweep(path, SweepOptions(output=tmp_path / "local", workers=2, progress=False))
-    remote = run_sweep(path, SweepOptions(output=tmp_path / "ray", ray="local", progress=False))
-    assert remote.ran == 2 and _results(remote.rows) == _results(local.rows)
-    for row in remote.rows:  # the files came back from the Ray workers
-        assert (tmp_path / "ray" / "trials" / row["trial"] / "readings.jsonl").is_file()
-
-
 SMALL_WORLD = """\
 name: victim_room
 description: a wall ahead of one start pose, a victim ahead of the other
@@ -273,3 +250,14 @@ def test_a_worker_that_dies_fails_its_trial_and_the_sweep_goes_on(tmp_path: Path
     assert [row["status"] for row in report.rows] == ["ok", "failed", "ok"]
     assert "worker process died" in report.rows[1]["error"]
     assert (tmp_path / "out" / "trials" / "empty__P2AT__seed1" / "error.txt").is_file()
+
+
+def test_the_example_sweeps_seeds_explore_differently(tmp_path: Path) -> None:
+    """The example sweep's controller, shortened: two seeds drive different paths, not only other noise."""
+    example = load_sweep(Path(__file__).parents[1] / "examples" / "sweep.yaml")
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text(f"worlds: [yellow]\nrobots: [P2AT]\nseeds: [0, 1]\nduration: 4.0\n"
+                     f"controller: {example.controller}\nrecord: {{readings: false}}\n")
+    rows = run_sweep(sweep, SweepOptions(output=tmp_path / "out", workers=2, progress=False)).rows
+    assert [row["status"] for row in rows] == ["ok", "ok"]
+    assert rows[0]["distance_m"] != rows[1]["distance_m"] and rows[0]["area_covered_m2"] != rows[1]["area_covered_m2"]

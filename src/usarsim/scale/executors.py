@@ -9,10 +9,16 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import tempfile
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Iterator, Sequence
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
 
+from usarsim.config_loading import ConfigError
+from usarsim.scale.processes import die_with_parent
+from usarsim.scale.ray_cluster import DEFAULT_TIMEOUT, INSTALL, connected
+from usarsim.scale.shipping import localize, stage
 from usarsim.scale.sweep_file import TrialSpec
 from usarsim.scale.trial import TrialResult, execute, failed_result
 from usarsim.sim.raycast import use_all_cores
@@ -26,43 +32,65 @@ def default_workers() -> int:
 def run_local(trials: Sequence[TrialSpec], trials_dir: str, workers: int) -> Iterator[tuple[TrialSpec, TrialResult]]:
     """Trials on ``workers`` local processes, each writing straight into ``trials_dir``.
 
-    At most ``workers`` trials are handed out at a time, so a worker that dies (killed, out of
-    memory, a crash in native code) costs only the trials then running: they are recorded as
-    failed and the rest go on in a fresh pool. Ctrl-C stops the workers at once; what they were
-    running is left partial and run again by a resumed sweep.
+    At most ``workers`` trials are handed out at a time. When a worker dies (killed, out of memory,
+    a crash in native code) the pool cannot tell which trial it was running, so the trials then
+    running are run again, each on its own: a trial whose worker dies again alone is recorded as
+    failed, the others get the results they would have had. Workers end with the sweep however it
+    ends (see processes); Ctrl-C or SIGTERM stops them at once, and what they were running is left
+    partial, to be run again by a resumed sweep.
     """
     todo = list(trials)
-    workers = max(1, min(workers, len(todo)))
-    while todo:
-        # spawn: workers start clean (no inherited PyBullet client or threads of the parent)
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_init_worker, initargs=(workers == 1,))
-        running: dict[Future, TrialSpec] = {}
-        try:
-            while todo or running:
-                while todo and len(running) < workers:
-                    trial = todo.pop(0)
-                    running[pool.submit(execute, trial, trials_dir)] = trial
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                broken = False
-                for future in done:
+    suspects: list[TrialSpec] = []  # were running when a worker died
+    while todo or suspects:
+        if suspects:
+            trial = suspects.pop(0)
+            yield from _pool_run([trial], 1, trials_dir, on_death=_died_alone)
+        else:
+            yield from _pool_run(todo, max(1, min(workers, len(todo))), trials_dir, on_death=suspects.append)
+
+
+def _died_alone(trial: TrialSpec) -> TrialResult:
+    return failed_result(trial, "its worker process died while it ran, twice (killed, out of memory, or a crash "
+                                "in native code)")
+
+
+def _pool_run(todo: list[TrialSpec], workers: int, trials_dir: str,
+              on_death: Callable[[TrialSpec], TrialResult | None]) -> Iterator[tuple[TrialSpec, TrialResult]]:
+    """Run trials from ``todo`` (taking them off it) on one pool until it is empty or a worker dies.
+
+    On a death, ``on_death`` gets each trial then running: the result it returns is yielded, None
+    leaves the trial to the caller.
+    """
+    # spawn: workers start clean (no inherited PyBullet client or threads of the parent)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(workers == 1, os.getpid()))
+    running: dict[Future, TrialSpec] = {}
+    try:
+        while todo or running:
+            while todo and len(running) < workers:
+                trial = todo.pop(0)
+                running[pool.submit(execute, trial, trials_dir)] = trial
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            broken = [f for f in done if isinstance(f.exception(), BrokenProcessPool)]
+            for future in done:
+                if future not in broken:
                     trial = running.pop(future)
-                    try:
-                        yield trial, future.result()
-                    except BrokenProcessPool:
-                        broken = True
-                        yield trial, failed_result(trial, "its worker process died while it ran (killed, out "
-                                                          "of memory, or a crash in native code)")
-                if broken:
-                    for trial in running.values():  # the other trials of the broken pool
-                        yield trial, failed_result(trial, "a worker process died while it ran")
-                    running.clear()
-                    break
-        finally:
-            _stop(pool)
+                    error = future.exception()
+                    # an error outside the trial's own code (its results folder vanished, a full disk)
+                    yield trial, (future.result() if error is None
+                                  else failed_result(trial, f"{type(error).__name__}: {error}"))
+            if broken:  # every trial still running went down with the pool
+                for trial in running.values():
+                    result = on_death(trial)
+                    if result is not None:
+                        yield trial, result
+                return
+    finally:
+        _stop(pool)
 
 
-def _init_worker(all_cores: bool) -> None:
+def _init_worker(all_cores: bool, sweep_pid: int) -> None:
+    die_with_parent(sweep_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the sweep's to handle, not each trial's
     use_all_cores(all_cores)
 
@@ -78,40 +106,47 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _execute_on_one_core(trial: TrialSpec, trials_dir: str | None) -> TrialResult:
+def _execute_on_ray(trial: TrialSpec) -> TrialResult:
+    """A Ray task: one trial in this node's copy of the staged files, its files back in the result."""
+    import ray
+
     use_all_cores(False)  # a Ray task holds one CPU
-    return execute(trial, trials_dir)
+    result = execute(localize(trial, os.getcwd()), None)
+    result.ran_on = ray.get_runtime_context().get_node_id()
+    return result
 
 
-def run_ray(trials: Sequence[TrialSpec], address: str) -> Iterator[tuple[TrialSpec, TrialResult]]:
-    """Trials as Ray tasks (one CPU each) on the cluster at ``address`` ('local': a local Ray).
+def run_ray(trials: Sequence[TrialSpec], address: str,
+            timeout: float = DEFAULT_TIMEOUT) -> Iterator[tuple[TrialSpec, TrialResult]]:
+    """Trials as Ray tasks (one CPU each, spread over the nodes) on the cluster at ``address``.
 
-    Workers may be other machines, so each trial runs in a temporary folder and its files come
-    back in the result, written into the results folder by the driver.
+    'local' starts a Ray on this machine. Workers may be other machines: the files the sweep names
+    travel with the job (see shipping), each trial runs in a temporary folder and its files come
+    back in the result, written into the results folder by the caller. A task whose worker dies is
+    run once more by Ray (a second death fails the trial, as on local workers).
     """
     try:
         import ray
     except ImportError:
-        from usarsim.config_loading import ConfigError
-
-        raise ConfigError("--ray needs Ray: pip install 'usarsim[ray]'") from None
+        raise ConfigError(f"--ray needs Ray: {INSTALL}") from None
     if not trials:
         return
-    if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 log_to_driver=False, configure_logging=False)
-    task = ray.remote(num_cpus=1)(_execute_on_one_core)
-    running = {task.remote(t, None): t for t in trials}
-    try:
-        while running:
-            done, _ = ray.wait(list(running), num_returns=1)
-            for ref in done:
-                trial = running.pop(ref)
-                try:
-                    result = ray.get(ref)
-                except ray.exceptions.RayError as exc:  # the task's worker or node died
-                    result = failed_result(trial, f"its Ray task failed: {type(exc).__name__}: {exc}")
-                yield trial, result
-    finally:
-        for ref in running:
-            ray.cancel(ref, force=True)
+    with tempfile.TemporaryDirectory(prefix="usarsim-ship-") as staging:
+        staged = stage(trials, Path(staging))
+        runtime_env = {"working_dir": staging} if any(Path(staging).iterdir()) else None
+        with connected(address, timeout, runtime_env):
+            task = ray.remote(num_cpus=1, max_retries=1, scheduling_strategy="SPREAD")(_execute_on_ray)
+            running = {task.remote(s): t for s, t in zip(staged, trials)}
+            try:
+                while running:
+                    done, _ = ray.wait(list(running), num_returns=1)
+                    for ref in done:
+                        trial = running.pop(ref)
+                        try:
+                            result = ray.get(ref)
+                        except ray.exceptions.RayError as exc:  # the task's worker or node died, twice
+                            result = failed_result(trial, f"its Ray task failed: {type(exc).__name__}: {exc}")
+                        yield trial, result
+            finally:
+                for ref in running:
+                    ray.cancel(ref, force=True)

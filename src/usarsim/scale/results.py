@@ -7,20 +7,28 @@ Layout::
       trials/<trial id>/    summary.json, readings.jsonl, bag.mcap, error.txt (failed trials)
       summary.csv           one row per finished trial, grid order
       summary.parquet       the same table, typed
+      .lock                 held by the sweep writing into the folder
+
+One sweep at a time writes into a folder: ``claim`` takes an exclusive lock on ``.lock`` (released
+by the kernel however the sweep ends), so a second sweep started into a busy folder is refused
+instead of racing the first one over the same trials.
 
 The table is written with pyarrow, which writes both CSV and Parquet from one typed table;
 pandas would need pyarrow for Parquet anyway and adds nothing a summary table needs.
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
 from pathlib import Path
-from typing import Any, Iterable
+from typing import IO, Any, Iterable
 
 from usarsim.config_loading import ConfigError
 from usarsim.scale.sweep_file import SweepSpec, TrialSpec
-from usarsim.scale.trial import SUMMARY, TrialResult
+from usarsim.scale.trial import TrialResult
+from usarsim.scale.trial_files import SUMMARY, leftover_partials, new_partial, publish
 
 # Column order and types of the summary table; readings_sha256 is empty when readings were not recorded.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -40,9 +48,14 @@ class ResultsFolder:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.trials_dir = self.path / "trials"
+        self._lock: IO[str] | None = None
 
     def claim(self, sweep: SweepSpec, sweep_file: Path) -> None:
-        """Create the folder for ``sweep``, or check an existing one holds the same sweep (resume)."""
+        """Create the folder for ``sweep``, or check an existing one holds the same sweep (resume).
+
+        Holds the folder's lock until ``release`` (or this process's end).
+        """
+        self._take_lock()
         marker = self.path / "sweep.json"
         fingerprint = sweep.fingerprint()
         if marker.exists():
@@ -51,10 +64,32 @@ class ResultsFolder:
                 raise ConfigError(f"{self.path} holds trials run with other settings (duration, controller, "
                                   "record, ...); give another --output folder (or delete this one)")
         self.trials_dir.mkdir(parents=True, exist_ok=True)
-        for partial in self.trials_dir.glob("*.partial"):  # left by a killed sweep
+        for partial in leftover_partials(self.trials_dir):  # left by a killed sweep
             shutil.rmtree(partial, ignore_errors=True)
         shutil.copyfile(sweep_file, self.path / "sweep.yaml")
         marker.write_text(json.dumps({"name": sweep.name, "fingerprint": fingerprint}) + "\n", encoding="utf-8")
+
+    def release(self) -> None:
+        """Let another sweep write into the folder."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def _take_lock(self) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        lock = open(self.path / ".lock", "a+", encoding="utf-8")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            lock.close()
+            raise ConfigError(f"{self.path} is in use by another usarsim sweep ({holder}); wait for it to "
+                              "end or stop it, then run this command again") from None
+        lock.truncate(0)
+        lock.write(f"pid {os.getpid()}\n")
+        lock.flush()
+        self._lock = lock
 
     def summary_of(self, trial: TrialSpec) -> dict[str, Any] | None:
         """The finished trial's summary row, None if it has not finished."""
@@ -65,13 +100,10 @@ class ResultsFolder:
         """Write a remote worker's files into the trial's folder (renamed into place when complete)."""
         if not result.files:
             return
-        partial = self.trials_dir / f"{trial.trial_id}.partial"
-        partial.mkdir(parents=True, exist_ok=True)
+        partial = new_partial(self.trials_dir, trial.trial_id)
         for name, data in result.files.items():
             (partial / name).write_bytes(data)
-        final = self.trials_dir / trial.trial_id
-        shutil.rmtree(final, ignore_errors=True)
-        partial.rename(final)
+        publish(partial, self.trials_dir / trial.trial_id)
 
     def write_table(self, rows: Iterable[dict[str, Any]]) -> tuple[Path, Path]:
         """summary.csv and summary.parquet from the rows (missing values are nulls)."""

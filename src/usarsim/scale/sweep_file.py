@@ -65,10 +65,11 @@ class TrialSpec:
     """One cell of the grid: everything a worker needs to run it, picklable."""
 
     trial_id: str
-    world: str
+    world: str  # as the sweep file names it (the table's column)
     robot: str
     seed: int
     sweep: SweepSpec
+    world_file: str  # what the simulator loads: a shipped world's name or a world file's path
 
 
 def load_sweep(path: str | Path) -> SweepSpec:
@@ -109,9 +110,6 @@ def _validate(spec: SweepSpec, source: str) -> None:
         load_robot(robot)
 
 
-def resolve_world(spec: SweepSpec, world: str) -> str:
-    """A world name, or a world file path relative to the sweep file."""
-    return _world_ref(Path(spec.base_dir), world)
 
 
 def _world_ref(base: Path, world: str) -> str:
@@ -127,4 +125,6 @@ def trial_id(world: str, robot: str, seed: int) -> str:
 
 def trials(spec: SweepSpec) -> list[TrialSpec]:
     """The grid in file order: worlds, then robots, then seeds."""
-    return [TrialSpec(trial_id(w, r, s), w, r, s, spec) for w in spec.worlds for r in spec.robots for s in spec.seeds]
+    base = Path(spec.base_dir)
+    return [TrialSpec(trial_id(w, r, s), w, r, s, spec, _world_ref(base, w))
+            for w in spec.worlds for r in spec.robots for s in spec.seeds]

@@ -1,34 +1,31 @@
 """One trial of a sweep: a fresh lockstep simulator, one robot, its controller, its outputs.
 
 ``execute`` never raises for a failing trial: the summary says ``failed`` and carries the
-error, the traceback goes to ``error.txt``. Outputs are written into a ``.partial`` folder
-and renamed into place at the end, so a trial folder with a ``summary.json`` is complete and
-a killed sweep leaves only partial folders, which a resumed sweep discards.
+error, the traceback goes to ``error.txt``. Outputs are written into a partial folder of this
+attempt's own and renamed into place at the end (see trial_files), so a trial folder with a
+``summary.json`` is complete and a killed sweep leaves only partial folders, which a resumed
+sweep discards. The readings' hash is taken from the bytes as they are written.
 """
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-import shutil
+import os
+import socket
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from usarsim.runner import reading_lines
 from usarsim.scale.controllers import ControlStep, as_commands, make_controller
 from usarsim.scale.metrics import TrialMetrics, real_time_factor
-from usarsim.scale.sweep_file import RecordSpec, TrialSpec, resolve_world
+from usarsim.scale.sweep_file import RecordSpec, TrialSpec
+from usarsim.scale.trial_files import BAG, ERROR, READINGS, SUMMARY, HashedLines, new_partial, publish
 from usarsim.sim.readings import Reading
 from usarsim.sim.robot import Robot
 from usarsim.sim.simulator import Simulator
-
-SUMMARY = "summary.json"
-READINGS = "readings.jsonl"
-BAG = "bag.mcap"
-ERROR = "error.txt"
 
 # Called with the simulator once the robot is spawned (a live view attaches here); may return a
 # per-control-step callback (the live view paces there).
@@ -41,6 +38,7 @@ class TrialResult:
 
     summary: dict[str, Any]
     files: dict[str, bytes] = field(default_factory=dict)
+    ran_on: str = ""  # where it ran (host, process; a Ray node id on Ray): for logs and tests, not results
 
 
 def execute(trial: TrialSpec, trials_dir: str | None, attach: Attach | None = None) -> TrialResult:
@@ -52,16 +50,13 @@ def execute(trial: TrialSpec, trials_dir: str | None, attach: Attach | None = No
             root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="usarsim-trial-")))
         else:
             root = Path(trials_dir)
-        final = root / trial.trial_id
-        partial = root / f"{trial.trial_id}.partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
+        partial = new_partial(root, trial.trial_id)
         summary = _run_recorded(trial, partial, attach)
         (partial / SUMMARY).write_text(_summary_text(summary), encoding="utf-8")
-        shutil.rmtree(final, ignore_errors=True)
-        partial.rename(final)
+        final = root / trial.trial_id
+        publish(partial, final)
         files = {} if trials_dir is not None else {f.name: f.read_bytes() for f in sorted(final.iterdir())}
-        return TrialResult(summary, files)
+        return TrialResult(summary, files, ran_on=f"{socket.gethostname()}:{os.getpid()}")
 
 
 def failed_result(trial: TrialSpec, message: str) -> TrialResult:
@@ -78,25 +73,25 @@ def _summary_text(summary: dict[str, Any]) -> str:
 def _run_recorded(trial: TrialSpec, folder: Path, attach: Attach | None) -> dict[str, Any]:
     row: dict[str, Any] = {"trial": trial.trial_id, "world": trial.world, "robot": trial.robot, "seed": trial.seed}
     started = time.perf_counter()
+    hashes: list[str] = []  # the readings' hash, once the file is closed
     try:
-        row.update(status="ok", error="", **_simulate(trial, folder, attach))
+        row.update(status="ok", error="", **_simulate(trial, folder, attach, hashes))
     except Exception as exc:  # noqa: BLE001 - any failure of a trial is its result, never the sweep's end
         (folder / ERROR).write_text(traceback.format_exc(), encoding="utf-8")
         row.update(status="failed", error=f"{type(exc).__name__}: {exc}")
     wall = time.perf_counter() - started
     row["wall_time_s"] = round(wall, 4)
     row["real_time_factor"] = round(real_time_factor(row.get("sim_time_s", 0.0), wall), 3)
-    if (folder / READINGS).exists():
-        row["readings_sha256"] = hashlib.sha256((folder / READINGS).read_bytes()).hexdigest()
+    if hashes:
+        row["readings_sha256"] = hashes[0]
     return row
 
 
-def _simulate(trial: TrialSpec, folder: Path, attach: Attach | None) -> dict[str, Any]:
+def _simulate(trial: TrialSpec, folder: Path, attach: Attach | None, hashes: list[str]) -> dict[str, Any]:
     sweep = trial.sweep
     controller = make_controller(sweep)
-    sim = Simulator(resolve_world(sweep, trial.world), physics_rate=sweep.physics_rate, seed=trial.seed,
-                    pacing="lockstep")
-    with contextlib.closing(sim), _outputs(sweep.record, folder) as (jsonl, bag_path):
+    sim = Simulator(trial.world_file, physics_rate=sweep.physics_rate, seed=trial.seed, pacing="lockstep")
+    with contextlib.closing(sim), _outputs(sweep.record, folder, hashes) as (jsonl, bag_path):
         robot = sim.spawn(trial.robot, start=sweep.start)
         if sweep.record.cameras:
             for sensor in robot.sensors:
@@ -129,13 +124,17 @@ def _simulate(trial: TrialSpec, folder: Path, attach: Attach | None) -> dict[str
 
 
 @contextlib.contextmanager
-def _outputs(record: RecordSpec, folder: Path) -> Iterator[tuple[IO[str] | None, Path | None]]:
-    jsonl = open(folder / READINGS, "w", encoding="utf-8") if record.readings else None
-    try:
-        yield jsonl, (folder / BAG if record.bag else None)
-    finally:
-        if jsonl is not None:
-            jsonl.close()
+def _outputs(record: RecordSpec, folder: Path, hashes: list[str]) -> Iterator[tuple[HashedLines | None, Path | None]]:
+    """The readings file (hashed as written, the hash appended to ``hashes`` at the end) and the bag's path."""
+    if not record.readings:
+        yield None, (folder / BAG if record.bag else None)
+        return
+    with open(folder / READINGS, "wb") as stream:
+        jsonl = HashedLines(stream)
+        try:
+            yield jsonl, (folder / BAG if record.bag else None)
+        finally:  # a failed trial's row still hashes what it wrote
+            hashes.append(jsonl.hexdigest())
 
 
 @contextlib.contextmanager
