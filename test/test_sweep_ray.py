@@ -18,6 +18,7 @@ from typing import Iterator
 
 import pytest
 
+from patience import PATIENCE
 from sweep_helpers import grid, results, start_gated_sweep, wait_until_gone
 from usarsim.config_loading import ConfigError
 from usarsim.scale.shipping import localize, stage
