@@ -27,4 +27,4 @@ def test_listing_imports_no_scipy():
 def test_config_files_are_parsed_by_libyaml_when_pyyaml_has_it():
     if not getattr(yaml, "__with_libyaml__", False):
         return  # nothing faster to use: the pure-Python parser gives the same nodes
-    assert config_loading._LOADER is yaml.CSafeLoader
+    assert issubclass(config_loading.ConfigLoader, yaml.CSafeLoader)
