@@ -23,7 +23,7 @@ class LogBudget:
         self._windows: dict[Hashable, tuple[float, int, int]] = {}  # key -> (window start, lines, suppressed)
         self._lock = threading.Lock()
 
-    def log(self, level: int, key: Hashable, message: str, *args: object) -> bool:
+    def log(self, level: int, key: Hashable, message: str, *args: object, exc_info: bool = False) -> bool:
         """Log ``message % args`` unless ``key`` spent its budget in this window; True if it was logged."""
         now = time.monotonic()
         with self._lock:
@@ -38,7 +38,7 @@ class LogBudget:
                 self._forget_ended(now)
         if suppressed:
             message += f" ({suppressed} similar lines suppressed)"
-        self._logger.log(level, message, *args)
+        self._logger.log(level, message, *args, exc_info=exc_info)
         return True
 
     def _forget_ended(self, now: float) -> None:
