@@ -348,3 +348,16 @@ def test_trace_history_and_paths_are_bounded() -> None:
     assert TRAIL_LIMIT // 2 <= len(paths["R1"]) <= TRAIL_LIMIT  # thinned...
     assert paths["R1"][0] == (0.0, 0.0, 0.0) and paths["R1"][-1][0] == pytest.approx(TRAIL_STEP * (5 * TRAIL_LIMIT - 1))
     assert store.keep_only([]) == ["R1"] and store.sizes() == (0, 0)  # ...and the whole path still drawn
+
+
+def test_the_viewer_limit_option_is_checked(capsys) -> None:
+    import argparse
+
+    from usarsim.live.options import add_live_arguments
+
+    parser = argparse.ArgumentParser(prog="usarsim serve")
+    add_live_arguments(parser)
+    assert parser.parse_args(["--live-max-viewers", "3"]).live_max_viewers == 3
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--live-max-viewers", "0"])
+    assert "--live-max-viewers: expected a whole number of at least 1, got '0'" in capsys.readouterr().err

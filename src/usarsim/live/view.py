@@ -41,6 +41,7 @@ from foxglove.messages import (Color, FrameTransform, FrameTransforms, LaserScan
 
 from usarsim import rotations
 from usarsim.live.door import FrontDoor
+from usarsim.live.options import DEFAULT_MAX_VIEWERS
 from usarsim.live.shapes import Primitives, body_primitives, color, pose, wedge
 from usarsim.live.trails import Point, TrailStore
 from usarsim.log_budget import LogBudget
@@ -61,8 +62,7 @@ TRAIL_PERIOD = 0.5
 WORLD_PERIOD = 1.0  # static world, re-sent so that a client connecting later sees it
 WAKE_PERIOD = 0.05  # s the publisher waits for a tick before it looks again (it also stops within this)
 DETECTION_LIMIT = 32  # detection messages waiting for the publisher; the oldest go first
-SDK_BACKLOG = 32  # messages the SDK's server queues per viewer (its default, 1024, is a gigabyte of trails)
-MAX_VIEWERS = 8
+SDK_BACKLOG = 16  # messages the SDK's server queues per viewer (its default, 1024, is a gigabyte of trails)
 SLOW_VIEWER_TIMEOUT = 10.0  # s a viewer may take nothing off the wire while data waits, before it is dropped
 VICTIM_COLOUR = (0.9, 0.1, 0.1, 1.0)
 FALSE_ALARM_COLOUR = (1.0, 0.6, 0.0, 1.0)
@@ -116,7 +116,7 @@ class _Feed:
 class LiveView:
     """The Foxglove WebSocket server and its channels; ``attach`` streams a simulator into it."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 8765, *, max_viewers: int = MAX_VIEWERS,
+    def __init__(self, host: str = "127.0.0.1", port: int = 8765, *, max_viewers: int = DEFAULT_MAX_VIEWERS,
                  slow_viewer_timeout: float = SLOW_VIEWER_TIMEOUT) -> None:
         self._server = foxglove.start_server(name="usarsim", host="127.0.0.1", port=0,
                                              message_backlog_size=SDK_BACKLOG)
