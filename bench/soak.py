@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "test"))
@@ -195,44 +196,63 @@ def driving_camera_robot(server: Server) -> socket.socket:
     return sock
 
 
+def phase_port(server: Server, label: str, flood: float, stall: float, flood_load: Callable[[], ports.Load],
+               stall_load: Callable[[], tuple[ports.Load, Callable[[], str]]]) -> None:
+    """A flood, then a stall, on one port; ``stall_load`` gives the load and what to say (and close) after it."""
+    if flood:
+        measured(server, flood_load(), flood, f"{label} flood")
+    if stall:
+        load, after = stall_load()
+        measured(server, load, stall, f"{label} stall")
+        print(f"  {'':28s} {after()}")
+
+
+def closing(held: list[socket.socket], question: str, check: Callable[[], bool]) -> Callable[[], str]:
+    """After a stall: ``question`` answered by ``check`` while ``held`` are still open, then they are closed."""
+    def after() -> str:
+        answer = check()
+        ports.close_all(held)
+        return f"{question}: {answer}"
+    return after
+
+
+def image_stall(server: Server) -> tuple[ports.Load, Callable[[], str]]:
+    load, held = ports.image_stall(server.image_port)
+    return load, closing(held, "a fresh image client gets a frame while the idle connections are open",
+                         lambda: ports.image_served(server.image_port))
+
+
+def live_stall(server: Server) -> tuple[ports.Load, Callable[[], str]]:
+    load, witness = ports.live_stall(server.live_port)
+    return load, lambda: f"witness viewer read {witness()} messages"
+
+
+def wss_stall(server: Server) -> tuple[ports.Load, Callable[[], str]]:
+    load, held = ports.wss_stall(server.wss_port)
+    return load, closing(held, "a fresh wireless client is answered during the stall",
+                         lambda: ports.wss_answers(server.wss_port))
+
+
 def phase_image(server: Server, flood: float, stall: float) -> None:
     print(f"5. image port {server.image_port}: request flood {flood:.0f} s, then stall {stall:.0f} s")
-    if flood:
-        measured(server, ports.image_flood(server.image_port), flood, "image flood")
-    if stall:
-        load, held = ports.image_stall(server.image_port)
-        measured(server, load, stall, "image stall")
-        print(f"  {'':28s} a fresh image client gets a frame while the idle connections are open: "
-              f"{ports.image_served(server.image_port)}")
-        for sock in held:
-            sock.close()
+    phase_port(server, "image", flood, stall, lambda: ports.image_flood(server.image_port),
+               lambda: image_stall(server))
 
 
 def phase_live(server: Server, flood: float, stall: float) -> None:
     print(f"6. live-view port {server.live_port}: viewer flood {flood:.0f} s, then stall {stall:.0f} s")
     image_reader = ports.image_flood(server.image_port)  # keeps the camera rendering: 5 images/s on /camera/image
     try:
-        if flood:
-            measured(server, ports.live_flood(server.live_port), flood, "live flood")
-        if stall:
-            load, witness = ports.live_stall(server.live_port)
-            measured(server, load, stall, "live stall")
-            print(f"  {'':28s} witness viewer read {witness()} messages")
+        phase_port(server, "live", flood, stall, lambda: ports.live_flood(server.live_port),
+                   lambda: live_stall(server))
     finally:
         image_reader.end()
 
 
 def phase_wss(server: Server, flood: float, stall: float) -> None:
     print(f"7. wireless port {server.wss_port}: command flood {flood:.0f} s, then stall {stall:.0f} s")
-    if flood:
-        measured(server, ports.wss_flood(server.wss_port), flood, "wireless flood")
-    if stall:
-        load, held = ports.wss_stall(server.wss_port)
-        measured(server, load, stall, "wireless stall")
-        print(f"  {'':28s} a fresh wireless client is answered during the stall: "
-              f"{ports.wss_answers(server.wss_port)}")
-        for sock in held:
-            sock.close()
+    phase_port(server, "wireless", flood, stall, lambda: ports.wss_flood(server.wss_port),
+               lambda: wss_stall(server))
 
 
 def main() -> None:

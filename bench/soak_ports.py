@@ -105,16 +105,10 @@ def image_flood(port: int) -> Load:
     load = Load()
 
     def flooder(load: Load) -> None:
-        with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
             reader = threading.Thread(target=_drain, args=(sock, load), daemon=True)
             reader.start()
-            burst = b"OK" * 512
-            while not load.stop.is_set() and reader.is_alive():
-                try:
-                    sock.sendall(burst)
-                    load.count("OK sent", 512)
-                except socket.timeout:
-                    continue
+            _send_until_stopped(sock, b"OK", 512, load, reader.is_alive)
 
     def churner(load: Load) -> None:
         with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
@@ -124,6 +118,32 @@ def image_flood(port: int) -> Load:
     load.run(flooder)
     load.run(churner, copies=3)
     return load
+
+
+def _send_until_stopped(sock: socket.socket, command: bytes, repeat: int, load: Load,
+                        going: Callable[[], bool] = lambda: True) -> None:
+    """Send ``command`` in bursts of ``repeat`` as fast as the server takes them, until the load stops."""
+    burst = command * repeat
+    while not load.stop.is_set() and going():
+        try:
+            sock.sendall(burst)
+            load.count(f"{command.decode()} sent", repeat)
+        except socket.timeout:  # the server is not reading: that is the point, go on pushing
+            continue
+
+
+def _small_window(port: int, timeout: float = WAIT) -> socket.socket:
+    """A connection whose receive buffer is 4 KiB, so that what it does not read backs up at the server."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(timeout)
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+def close_all(socks: list[socket.socket]) -> None:
+    for sock in socks:
+        sock.close()
 
 
 def _drain(sock: socket.socket, load: Load) -> None:
@@ -143,11 +163,7 @@ def image_stall(port: int, idle: int = 20) -> tuple[Load, list[socket.socket]]:
         held.append(socket.create_connection(("127.0.0.1", port), timeout=WAIT))
 
     def never_reads(load: Load) -> None:
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.settimeout(WAIT)
-        sock.connect(("127.0.0.1", port))
-        with sock:
+        with _small_window(port) as sock:
             while not load.stop.is_set():
                 sock.sendall(b"OK")
                 load.stop.wait(0.5)
@@ -223,10 +239,7 @@ def live_stall(port: int, stalled: int = 7) -> tuple[Load, Callable[[], int]]:
     load = Load()
 
     def never_reads(load: Load) -> None:
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.settimeout(WAIT)
-        sock.connect(("127.0.0.1", port))
+        sock = _small_window(port)
         with connect(f"ws://127.0.0.1:{port}", sock=sock, subprotocols=[SUBPROTOCOLS[0]], open_timeout=WAIT,
                      max_queue=1) as ws:
             _subscribe_all(ws)
@@ -256,18 +269,8 @@ def wss_flood(port: int) -> Load:
     load = Load()
 
     def flooder(load: Load) -> None:
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.settimeout(1.0)
-        sock.connect(("127.0.0.1", port))
-        with sock:
-            burst = b"GETSS R1 R2;" * 100
-            while not load.stop.is_set():
-                try:
-                    sock.sendall(burst)
-                    load.count("commands sent", 100)
-                except socket.timeout:
-                    continue
+        with _small_window(port, timeout=1.0) as sock:
+            _send_until_stopped(sock, b"GETSS R1 R2;", 100, load)
 
     def churner(load: Load) -> None:
         with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
@@ -286,11 +289,7 @@ def wss_stall(port: int, idle: int = 63) -> tuple[Load, list[socket.socket]]:
     load = Load()
 
     def never_reads(load: Load) -> None:
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.settimeout(1.0)
-        sock.connect(("127.0.0.1", port))
-        with sock:
+        with _small_window(port, timeout=1.0) as sock:
             while not load.stop.is_set():
                 try:
                     sock.sendall(b"GETSS R1 R2;" * 10)

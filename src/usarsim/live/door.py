@@ -89,7 +89,7 @@ class FrontDoor:
         if len(self._viewers) < self.max_viewers:
             return None
         self._refused += 1
-        self._log.log(logging.WARNING, "full", "live view full (%d viewers): refused %s (%d refused in all)",
+        self._log.log(logging.WARNING, ("full", _host(connection)), "live view full (%d viewers): refused %s (%d refused in all)",
                       self.max_viewers, _peer(connection), self._refused)
         return connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE,
                                   f"live view full: at most {self.max_viewers} viewers at once\n")
@@ -108,7 +108,7 @@ class FrontDoor:
                     with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
                         await task
         except (OSError, ConnectionClosed, asyncio.TimeoutError) as exc:
-            self._log.log(logging.INFO, _peer(viewer), "live viewer %s: relay ended: %s", _peer(viewer), exc)
+            self._log.log(logging.INFO, _host(viewer), "live viewer %s: relay ended: %s", _peer(viewer), exc)
         finally:
             self._viewers.discard(viewer)
 
@@ -118,7 +118,7 @@ class FrontDoor:
                 await asyncio.wait_for(viewer.send(message), self.send_timeout)
             except asyncio.TimeoutError:
                 self._dropped += 1
-                self._log.log(logging.WARNING, _peer(viewer), "live viewer %s dropped: took nothing off the "
+                self._log.log(logging.WARNING, _host(viewer), "live viewer %s dropped: took nothing off the "
                               "wire for %g s", _peer(viewer), self.send_timeout)
                 self._viewers.discard(viewer)  # its place is free now, not once the relay has wound down
                 viewer.transport.abort()  # a closing handshake would wait on the same full buffer
@@ -148,6 +148,12 @@ class FrontDoor:
         self._thread.join(timeout=5.0)
         if not self._loop.is_running():
             self._loop.close()
+
+
+def _host(connection: ServerConnection) -> str:
+    """The viewer's address: log lines are budgeted per address, not per connection."""
+    address = connection.remote_address
+    return str(address[0]) if address else "?"
 
 
 def _peer(connection: ServerConnection) -> str:
