@@ -71,6 +71,26 @@ TRAIL_COLOUR = (0.0, 0.8, 0.3, 1.0)
 TRACE_POINT_SIZE = 0.05  # m, as the RViz trace markers
 
 
+M_ARENA_MAX = -8  # glibc mallopt parameter: how many malloc arenas threads share
+MALLOC_ARENAS = 2
+
+
+def _limit_malloc_arenas() -> None:
+    """Let the SDK's server threads share two glibc malloc arenas instead of one each.
+
+    With an arena per thread, the buffers of every viewer that connects and is dropped leave
+    fragments in arenas that are never given back: RSS crept up by about 0.1 MB per dropped viewer
+    (about 4 MB over 60 drops in one process; flat with two arenas). Python holds the GIL, so the
+    threads hardly contend for the shared arenas. Not glibc (or no ctypes): nothing to do.
+    """
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(M_ARENA_MAX, MALLOC_ARENAS)
+    except (OSError, AttributeError):
+        pass
+
+
 def stamp(sim_time: float) -> Timestamp:
     """A Foxglove timestamp of a sim time."""
     sec = int(sim_time)
@@ -118,6 +138,7 @@ class LiveView:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 8765, *, max_viewers: int = DEFAULT_MAX_VIEWERS,
                  slow_viewer_timeout: float = SLOW_VIEWER_TIMEOUT) -> None:
+        _limit_malloc_arenas()  # before the SDK starts its threads
         self._server = foxglove.start_server(name="usarsim", host="127.0.0.1", port=0,
                                              message_backlog_size=SDK_BACKLOG)
         try:
