@@ -75,6 +75,7 @@ setup(
         "pyarrow",  # sweep summary tables (CSV and Parquet from one typed table)
         "gymnasium",  # usarsim.gym environments
         "foxglove-sdk",  # live view (usarsim serve/run/sweep --live)
+        "websockets>=13",  # the live view's front door: both Foxglove subprotocols, viewer limit, slow viewers
         "scipy",  # map flood fills and filters (usarsim map, usarsim arena) in C, not Python loops
         "osmium",  # pyosmium: maintained OpenStreetMap parser (libosmium) for `usarsim osm`
         "shapely",  # street blocks from road buffers and polygon triangulation (prism items)
@@ -84,9 +85,9 @@ setup(
         "ros": ROS_RUNTIME,
         "ray": RAY,
         # pytest-xdist: scripts/test.sh runs the suite on every core
-        # websockets and protobuf: the live view's test client and docs/scale.md's snapshot tool
+        # protobuf: the live view's test client and docs/scale.md's snapshot tool decode its messages
         # mypy, ruff (and PyYAML's stubs): the type check and lint that scripts/test.sh runs first
-        "test": ["pytest", "pytest-xdist", "hypothesis", "websockets", "protobuf", "mypy", "ruff", "types-PyYAML", *RAY, *COLCON],
+        "test": ["pytest", "pytest-xdist", "hypothesis", "protobuf", "mypy", "ruff", "types-PyYAML", *RAY, *COLCON],
     },
     zip_safe=True,
     entry_points={

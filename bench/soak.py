@@ -10,9 +10,24 @@ the longest gap between the periodic lines of a well-behaved witness client:
 3. stall: a client that INITs and never reads, for S seconds (default 600), while
    the witness keeps reading: RSS sampled along the way;
 4. reply flood: a client sending commands without reading their replies for F
-   seconds (default 60): it must be disconnected with a logged reason, RSS flat.
+   seconds (default 60): it must be disconnected with a logged reason, RSS flat;
+5. the image port (a camera robot driving): a request flood (a client sending ``OK`` as
+   fast as the server takes them, reading the frames; churning clients), then a stall
+   (20 connections that never send or read, over the limit of 16, and a client asking
+   for frames and never reading), then whether a fresh client still gets a frame;
+6. the live-view port: a flood (10 viewers, over the limit of 8, connecting with either
+   subprotocol, subscribing, reading 20 messages, leaving), then a stall (7 viewers that
+   subscribe and never read, beside a reading witness);
+7. the wireless port, through its network protocol only: a flood (commands without
+   reading the replies; connect/ask/leave churn), then a stall (63 idle connections and
+   one sending without reading), then whether a fresh client is answered.
+
+Each of 5-7 prints RSS once the load runs and at its end (flat: within 5 %) and the range
+of the thread count.
 
     .venv/bin/python bench/soak.py [--lines 100000] [--cycles 3000] [--stall 600] [--flood 60]
+        [--image-flood 60] [--image-stall 600] [--live-flood 60] [--live-stall 600]
+        [--wss-flood 60] [--wss-stall 600]
 """
 from __future__ import annotations
 
@@ -24,12 +39,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "test"))
 
 from fuzz.driver import _connect, _spawned, fuzz  # noqa: E402
 from fuzz.generator import lines  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+import soak_ports as ports  # noqa: E402
 
 LOCATIONS = ["2,2,0", "4,2,0", "6,2,0", "8,2,0", "3,4,0"]  # free SAE ground spots in the default world, empty
 
@@ -42,12 +61,15 @@ class Server:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "usarsim.cli", "serve", "--world", world, "--port", "0", "--image-port", "0",
-             "--max-clients", "32", "--wss-port", "-1"], stdout=subprocess.PIPE, stderr=self.log, text=True)
+             "--max-clients", "32", "--wss-port", "0", "--live", "--live-port", "0"],
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.proc.stdout.readline() if self.proc.stdout else ""
-        found = re.search(r":(\d+), images on port (\d+)", line)
-        if not found:
+        found = re.search(r":(\d+), images on port (\d+), wireless on port (\d+)", line)
+        live = re.search(r"live view on ws://[^:]+:(\d+)", self.log_path.read_text(errors="replace"))
+        if not (found and live):
             raise RuntimeError(f"server did not start: {line!r}; see {self.log_path}")
-        self.port, self.image_port = int(found.group(1)), int(found.group(2))
+        self.port, self.image_port, self.wss_port = (int(g) for g in found.groups())
+        self.live_port = int(live.group(1))
 
     def status(self, key: str) -> int:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
@@ -161,6 +183,78 @@ def phase_flood(server: Server, seconds: float) -> None:
     witness.close()
 
 
+def measured(server: Server, load: ports.Load, seconds: float, label: str) -> None:
+    summary = ports.measure(server.rss_mb, server.threads, seconds, label)
+    report(server, f"after {label}", summary)
+    print(f"  {'':28s} clients: {load.end() or 'nothing counted'}", flush=True)
+
+
+def driving_camera_robot(server: Server) -> socket.socket:
+    """A P2AT (it carries a camera) driving in circles, so every stream has data."""
+    sock, _ = _spawned(server.port, "P2AT", LOCATIONS[3])
+    sock.sendall(b"DRIVE {Left 1.0} {Right 0.6}\r\n")
+    return sock
+
+
+def phase_port(server: Server, label: str, flood: float, stall: float, flood_load: Callable[[], ports.Load],
+               stall_load: Callable[[], tuple[ports.Load, Callable[[], str]]]) -> None:
+    """A flood, then a stall, on one port; ``stall_load`` gives the load and what to say (and close) after it."""
+    if flood:
+        measured(server, flood_load(), flood, f"{label} flood")
+    if stall:
+        load, after = stall_load()
+        measured(server, load, stall, f"{label} stall")
+        print(f"  {'':28s} {after()}")
+
+
+def closing(held: list[socket.socket], question: str, check: Callable[[], bool]) -> Callable[[], str]:
+    """After a stall: ``question`` answered by ``check`` while ``held`` are still open, then they are closed."""
+    def after() -> str:
+        answer = check()
+        ports.close_all(held)
+        return f"{question}: {answer}"
+    return after
+
+
+def image_stall(server: Server) -> tuple[ports.Load, Callable[[], str]]:
+    load, held = ports.image_stall(server.image_port)
+    return load, closing(held, "a fresh image client gets a frame while the idle connections are open",
+                         lambda: ports.image_served(server.image_port))
+
+
+def live_stall(server: Server) -> tuple[ports.Load, Callable[[], str]]:
+    load, witness = ports.live_stall(server.live_port)
+    return load, lambda: f"witness viewer read {witness()} messages"
+
+
+def wss_stall(server: Server) -> tuple[ports.Load, Callable[[], str]]:
+    load, held = ports.wss_stall(server.wss_port)
+    return load, closing(held, "a fresh wireless client is answered during the stall",
+                         lambda: ports.wss_answers(server.wss_port))
+
+
+def phase_image(server: Server, flood: float, stall: float) -> None:
+    print(f"5. image port {server.image_port}: request flood {flood:.0f} s, then stall {stall:.0f} s")
+    phase_port(server, "image", flood, stall, lambda: ports.image_flood(server.image_port),
+               lambda: image_stall(server))
+
+
+def phase_live(server: Server, flood: float, stall: float) -> None:
+    print(f"6. live-view port {server.live_port}: viewer flood {flood:.0f} s, then stall {stall:.0f} s")
+    image_reader = ports.image_flood(server.image_port)  # keeps the camera rendering: 5 images/s on /camera/image
+    try:
+        phase_port(server, "live", flood, stall, lambda: ports.live_flood(server.live_port),
+                   lambda: live_stall(server))
+    finally:
+        image_reader.end()
+
+
+def phase_wss(server: Server, flood: float, stall: float) -> None:
+    print(f"7. wireless port {server.wss_port}: command flood {flood:.0f} s, then stall {stall:.0f} s")
+    phase_port(server, "wireless", flood, stall, lambda: ports.wss_flood(server.wss_port),
+               lambda: wss_stall(server))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--world", default="empty", help="a world where LOCATIONS are free ground")
@@ -169,6 +263,9 @@ def main() -> None:
     parser.add_argument("--cycles", type=int, default=3000)
     parser.add_argument("--stall", type=float, default=600.0, help="seconds of the stalled reader")
     parser.add_argument("--flood", type=float, default=60.0, help="seconds of the reply flood")
+    for port in ("image", "live", "wss"):
+        parser.add_argument(f"--{port}-flood", type=float, default=60.0, help=f"seconds of the {port} port's flood")
+        parser.add_argument(f"--{port}-stall", type=float, default=600.0, help=f"seconds of the {port} port's stall")
     args = parser.parse_args()
 
     server = Server(args.world)
@@ -183,6 +280,16 @@ def main() -> None:
             phase_stall(server, args.stall)
         if args.flood:
             phase_flood(server, args.flood)
+        robot = driving_camera_robot(server) if any(
+            (args.image_flood, args.image_stall, args.live_flood, args.live_stall)) else None
+        if args.image_flood or args.image_stall:
+            phase_image(server, args.image_flood, args.image_stall)
+        if args.live_flood or args.live_stall:
+            phase_live(server, args.live_flood, args.live_stall)
+        if robot is not None:
+            robot.close()
+        if args.wss_flood or args.wss_stall:
+            phase_wss(server, args.wss_flood, args.wss_stall)
         report(server, "end")
     finally:
         rc = server.stop()

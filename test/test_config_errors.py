@@ -168,7 +168,7 @@ def test_run_output_keeps_whole_lines_when_stopped(tmp_path, sig, code):
     proc = subprocess.Popen([sys.executable, "-m", "usarsim.cli", "run", "--world", "empty", "--duration", "600",
                              "--pacing", "realtime", "--output", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline and not (out.exists() and out.stat().st_size > 2000):
         time.sleep(0.05)
     os.kill(proc.pid, sig)

@@ -12,9 +12,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from patience import PATIENCE
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-WAIT = 120.0  # generous bound (s) on each wait: a loaded machine gives a slower run, not a red one
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +46,14 @@ def interrupted(args: list[str], cwd: Path) -> tuple[int, list[str]]:
     seen: list[str] = []
     try:
         while True:
-            line = lines.get(timeout=WAIT)
+            line = lines.get(timeout=PATIENCE)
             assert line is not None, f"ended before building a world: {seen[-5:]}"
             seen.append(line)
             if "building world" in line:
                 break
         proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=WAIT)
-        while (line := lines.get(timeout=WAIT)) is not None:
+        code = proc.wait(timeout=PATIENCE)
+        while (line := lines.get(timeout=PATIENCE)) is not None:
             seen.append(line)
     finally:
         if proc.poll() is None:

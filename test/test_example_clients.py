@@ -13,9 +13,9 @@ import pytest
 
 from usarsim.protocol.server import ProtocolServer
 from usarsim.sim.simulator import Simulator
+from patience import PATIENCE
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-WAIT = 120.0  # wall seconds for a client to get going on a loaded machine
 
 
 def closed_port() -> int:
@@ -43,7 +43,7 @@ REFUSED = [
 def test_a_refused_connection_is_one_line_naming_the_address(name, args, what, tmp_path):
     port = closed_port()
     client = example(name, *args, str(port), cwd=tmp_path)
-    out, err = client.communicate(timeout=WAIT)
+    out, err = client.communicate(timeout=PATIENCE)
     assert client.returncode == 1, err
     assert "Traceback" not in err
     lines = err.strip().splitlines()
@@ -52,7 +52,7 @@ def test_a_refused_connection_is_one_line_naming_the_address(name, args, what, t
 
 def test_a_malformed_peer_is_an_argument_error():
     client = example("wireless_client", "--name", "R1", "--link-port", "0", "--peer", "R2")
-    _, err = client.communicate(timeout=WAIT)
+    _, err = client.communicate(timeout=PATIENCE)
     assert client.returncode == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1].endswith("expected NAME:PORT, e.g. R1:6001, got 'R2'")
 
@@ -70,15 +70,15 @@ def interrupt_once(client: subprocess.Popen, started: str) -> tuple[str, str]:
     seen = []
     reader = threading.Thread(target=lambda: seen.extend(iter(client.stdout.readline, "")), daemon=True)
     reader.start()
-    for _ in range(int(WAIT / 0.1)):
+    for _ in range(int(PATIENCE / 0.1)):
         if any(line.startswith(started) for line in seen) or client.poll() is not None:
             break
         threading.Event().wait(0.1)
     assert client.poll() is None, f"ended before {started!r}: {client.stderr.read()}"
     client.send_signal(signal.SIGINT)
     err = client.stderr.read()
-    client.wait(timeout=WAIT)
-    reader.join(timeout=WAIT)
+    client.wait(timeout=PATIENCE)
+    reader.join(timeout=PATIENCE)
     return "".join(seen), err
 
 
@@ -90,7 +90,7 @@ def test_ctrl_c_stops_the_square_client_with_one_line(server):
 
 
 def test_ctrl_c_stops_the_image_client_with_one_line(server, tmp_path):
-    keeper = socket.create_connection(("127.0.0.1", server.port), timeout=WAIT)  # the robot lives while this is open
+    keeper = socket.create_connection(("127.0.0.1", server.port), timeout=PATIENCE)  # the robot lives while this is open
     try:
         keeper.sendall(b"INIT {ClassName USARBot.P2AT} {Name Pics} {Start Start1}\r\n")
         lines = keeper.makefile("rb")

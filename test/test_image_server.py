@@ -3,6 +3,7 @@
 Each received raw frame is traced back to the camera that rendered it by its exact bytes
 (a listener records every frame the simulator renders).
 """
+import logging
 import socket
 import threading
 import time
@@ -10,13 +11,13 @@ import time
 import pytest
 from PIL import Image
 
-from usarsim.protocol.image_server import ImageOptions, ImageServer
+from usarsim.log_budget import LogBudget
+from usarsim.protocol.image_server import MAX_PENDING, ImageOptions, ImageServer, log
 from usarsim.protocol.image_wire import HEADER, RECT, Encoding, decode_frame
 from usarsim.protocol.multiview import MultiViewConfig, fit
 from usarsim.sim.readings import CameraImage
 from usarsim.sim.simulator import Simulator
 from patience import PATIENCE
-
 
 
 class Rendered:
@@ -257,7 +258,7 @@ def test_threads_follow_live_connections_and_the_limit_holds():
     server.start()
     sim.start()
     baseline = threading.active_count()
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + PATIENCE
 
     def wait_until_idle():
         while server.client_threads and time.monotonic() < deadline:
@@ -405,3 +406,101 @@ def test_example_image_client_saves_the_chosen_camera_as_png(tmp_path):
                     assert rendered.robots_of(png.convert("RGB").tobytes()) == {"R2"}
     finally:
         sim.close()
+
+
+# --- limits: request floods, idle and non-reading clients, the connection limit, the log -------
+def flood(sock, budget=4 << 20):
+    """Send 'OK' until the server stops taking them (the kernel buffers are full) or ``budget`` bytes went."""
+    sock.setblocking(False)
+    sent, burst = 0, b"OK" * 4096
+    try:
+        while sent < budget:
+            sent += sock.send(burst)
+    except BlockingIOError:
+        pass
+    finally:
+        sock.settimeout(PATIENCE)
+    return sent
+
+
+def closed_after_frames(sock):
+    sock.settimeout(PATIENCE)
+    try:
+        while sock.recv(65536):  # frames sent before the close are read past
+            pass
+    except ConnectionResetError:
+        pass
+    return True
+
+
+def test_a_request_flood_queues_at_most_the_bound(world):
+    sim, _, serve = world
+    server = serve(legacy=False)
+    with connect(server) as flooder, connect(server) as other:
+        wait_for(lambda: server.client_threads == 2)
+        sent = flood(flooder)
+        assert sent > 100 * MAX_PENDING  # many more requests than the bound went out...
+        wait_for(lambda: server.queued_requests == MAX_PENDING)  # ...the server holds the bound of them
+        for _ in range(20):  # and holds no more while the client keeps pushing
+            flood(flooder, budget=1 << 16)
+            assert server.queued_requests <= MAX_PENDING
+        sim.spawn("P2AT", "R1", start="Start1")
+        other.sendall(b"OK")
+        assert read_frame(other)[0] == 0  # the flood costs the other client nothing
+        assert read_frame(flooder)[0] == 0  # and the flooder is served its requests, one per frame
+
+
+def test_idle_connections_do_not_lock_the_port_while_no_camera_exists(world):
+    sim, _, serve = world
+    server = serve(max_clients=2, idle_timeout=0.5)  # legacy start: each waits for a first frame
+    first, second = connect(server), connect(server)
+    try:
+        assert closed_after_frames(first) and closed_after_frames(second)  # no camera, no request: closed
+        wait_for(lambda: server.client_threads == 0)
+        sim.spawn("P2AT", "R1", start="Start1")
+        with connect(server) as late:
+            assert read_frame(late)[0] == 0  # the port is free again
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_client_that_never_reads_is_dropped(world):
+    sim, _, serve = world
+    sim.spawn("P2AT", "R1", start="Start1")
+    server = serve(send_timeout=0.5)
+    stalled = socket.socket()
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stalled.connect(("127.0.0.1", server.port))
+    try:
+        wait_for(lambda: server.client_threads == 1)
+        for _ in range(50):  # asks for frames, takes none: raw 320x240 frames fill both buffers
+            stalled.sendall(b"OK")
+        wait_for(lambda: server.client_threads == 0)
+    finally:
+        stalled.close()
+
+
+def test_the_limit_refuses_with_a_warning_and_the_log_stays_bounded(world, caplog):
+    _, _, serve = world
+    server = serve(max_clients=1)
+    server._log = LogBudget(log, burst=5, period=3600.0)  # one window for the whole test, however slow it runs
+    with caplog.at_level(logging.INFO, logger="usarsim.protocol.image_server"):
+        with connect(server) as held:
+            wait_for(lambda: server.client_threads == 1)
+            for _ in range(60):
+                with connect(server) as extra:
+                    assert closed_after_frames(extra)
+            held.sendall(b"x" * 2000)  # garbage: this one is closed as well
+            assert closed_after_frames(held)
+        wait_for(lambda: server.client_threads == 0)
+        for _ in range(60):  # garbage from 60 more connections of the same address
+            with connect(server) as bad:
+                bad.sendall(b"x" * 2000)
+                assert closed_after_frames(bad)
+            wait_for(lambda: server.client_threads == 0)  # its thread has ended: the next one is served
+    full = [r for r in caplog.records if "image server full (1 clients): refused 127.0.0.1" in r.getMessage()]
+    closed = [r for r in caplog.records if "image client 127.0.0.1 closed" in r.getMessage()]
+    assert full and full[0].levelno == logging.WARNING
+    assert server.refused == 60
+    assert len(full) <= 5 and 1 <= len(closed) <= 5  # 60 refusals and 61 closes: five lines each at most

@@ -63,6 +63,14 @@ def test_requests_ok_and_rectangles():
     assert parser.junk == 5
 
 
+def test_a_limit_leaves_the_other_requests_buffered():
+    parser = RequestParser()
+    assert parser.feed(b"OK" * 10, limit=3) == [FrameRequest()] * 3
+    assert parser.buffered == 14  # seven requests wait as bytes, not as queued requests
+    assert parser.feed(b"", limit=10) == [FrameRequest()] * 7
+    assert parser.buffered == 0
+
+
 def test_crop_clips_to_the_picture():
     pic = picture(100, 50)
     assert crop(pic, None) is pic

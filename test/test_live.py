@@ -90,7 +90,7 @@ def test_client_receives_every_announced_channel(view: LiveView) -> None:
             client.subscribe_all()
             time.sleep(0.2)  # let the server register the subscriptions before publishing
             received: dict[str, bytes] = {}
-            deadline = time.monotonic() + 30.0
+            deadline = time.monotonic() + PATIENCE
             while set(received) != set(TOPICS):
                 assert time.monotonic() < deadline, f"no messages on {set(TOPICS) - set(received)}"
                 sim.step(10)
@@ -124,7 +124,7 @@ def test_serve_live_streams_the_served_world(tmp_path) -> None:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         port = None
-        deadline = time.monotonic() + 60.0
+        deadline = time.monotonic() + PATIENCE
         while port is None:
             assert time.monotonic() < deadline and proc.poll() is None, "serve --live did not start"
             match = re.search(r"live view on ws://127\.0\.0\.1:(\d+)", proc.stderr.readline())
@@ -132,7 +132,7 @@ def test_serve_live_streams_the_served_world(tmp_path) -> None:
         with foxglove_client(port) as client:
             assert set(client.read_advertisements(len(TOPICS))) == set(TOPICS)
             client.subscribe_all()
-            deadline = time.monotonic() + 30.0
+            deadline = time.monotonic() + PATIENCE
             while (got := client.message(timeout=1.0)) is None or got[0] != "/world":
                 assert time.monotonic() < deadline, "no world scene from the server"
             assert b"arena" in got[1]
@@ -197,7 +197,7 @@ def test_trace_points_are_drawn_in_their_colour(view: LiveView) -> None:
             client.subscribe_all()
             time.sleep(0.2)
             trace = b""
-            deadline = time.monotonic() + 30.0
+            deadline = time.monotonic() + PATIENCE
             while b"trace/" + robot.name.encode() not in trace:
                 assert time.monotonic() < deadline, "no TRACE points on /trails"
                 sim.step(20)
@@ -209,3 +209,155 @@ def test_trace_points_are_drawn_in_their_colour(view: LiveView) -> None:
     # Cyan (0, 1, 1, 1) as a foxglove.Color: r (0) omitted, then fields 2, 3, 4 as the double 1.0
     one = struct.pack("<d", 1.0)
     assert b"\x11" + one + b"\x19" + one + b"\x21" + one in trace
+
+
+# --- subprotocols, limits and bounded state ------------------------------------------------------
+@pytest.mark.parametrize("subprotocol", ["foxglove.websocket.v1", "foxglove.sdk.v1"])
+def test_both_foxglove_subprotocols_are_accepted(view: LiveView, subprotocol: str) -> None:
+    sim = Simulator("empty", seed=0, pacing="lockstep")
+    try:
+        robot = sim.spawn("P2AT")
+        view.attach(sim)
+        with connect(f"ws://127.0.0.1:{view.port}", subprotocols=[subprotocol], open_timeout=PATIENCE) as ws:
+            assert ws.subprotocol == subprotocol  # the one offered, alone, is the one agreed
+            client = FoxgloveClient(ws)
+            client.read_advertisements(len(TOPICS))
+            client.subscribe_all()
+            deadline = time.monotonic() + PATIENCE
+            while True:
+                assert time.monotonic() < deadline, "no /tf message"
+                sim.step(10)
+                got = client.message()
+                if got is not None and got[0] == "/tf":
+                    break
+    finally:
+        sim.close()
+    assert robot.name.encode() + b"/base_link" in got[1]
+
+
+def test_viewers_past_the_limit_are_refused_with_a_reason() -> None:
+    from websockets.exceptions import InvalidStatus
+
+    live = LiveView(port=0, max_viewers=2)
+    try:
+        with foxglove_client(live.port), foxglove_client(live.port):
+            with pytest.raises(InvalidStatus) as refused:
+                with foxglove_client(live.port):
+                    pass
+            assert refused.value.response.status_code == 503
+            assert b"live view full: at most 2 viewers" in refused.value.response.body
+        deadline = time.monotonic() + PATIENCE
+        while live.door.viewers:  # the two have left
+            assert time.monotonic() < deadline, "viewers still counted after they left"
+            time.sleep(0.02)
+        with foxglove_client(live.port) as again:  # and their places are free again
+            assert again.read_advertisements(len(TOPICS))
+    finally:
+        live.stop()
+
+
+def test_a_viewer_that_never_reads_is_dropped_and_the_others_go_on() -> None:
+    import socket
+
+    live = LiveView(port=0, slow_viewer_timeout=0.5)
+    sim = Simulator("empty", seed=0, pacing="lockstep")
+    stalled_sock = socket.socket()
+    stalled_sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    try:
+        robot = sim.spawn("P2AT")
+        robot.sensor("Camera").active = True  # 230 kB images: the stalled viewer's buffers fill fast
+        live.attach(sim)
+        stalled_sock.connect(("127.0.0.1", live.port))
+        with connect(f"ws://127.0.0.1:{live.port}", sock=stalled_sock, subprotocols=[SUBPROTOCOL],
+                     open_timeout=PATIENCE, max_queue=1) as stalled_ws, foxglove_client(live.port) as reader:
+            stalled = FoxgloveClient(stalled_ws)
+            stalled.read_advertisements(len(TOPICS))
+            stalled.subscribe_all()  # ...and never reads again
+            reader.read_advertisements(len(TOPICS))
+            reader.subscribe_all()
+            deadline = time.monotonic() + PATIENCE
+            while live.door.dropped == 0:
+                assert time.monotonic() < deadline, "the stalled viewer was never dropped"
+                sim.step(10)
+                while reader.message(timeout=0.01) is not None:
+                    pass
+            while live.door.viewers != 1:
+                assert time.monotonic() < deadline, "the stalled viewer still counted"
+                time.sleep(0.02)
+            seen = 0
+            while seen < 5:  # the reading viewer is still served
+                assert time.monotonic() < deadline, "the reading viewer got nothing after the drop"
+                sim.step(10)
+                seen += reader.message() is not None
+    finally:
+        sim.close()
+        live.stop()
+
+
+def test_trails_of_removed_robots_are_dropped_and_published_off_the_simulator_thread(view: LiveView) -> None:
+    import threading
+
+    publishing_threads: set[int] = set()
+
+    class RecordingChannel:  # the /trails channel, noting which thread logs to it
+        def __init__(self, channel) -> None:  # noqa: ANN001
+            self.channel = channel
+
+        def log(self, message, **kwargs) -> None:  # noqa: ANN001
+            publishing_threads.add(threading.get_ident())
+            self.channel.log(message, **kwargs)
+
+    view._trails = RecordingChannel(view._trails)  # type: ignore[assignment]
+    sim = Simulator("empty", seed=0, pacing="lockstep")
+    try:
+        names = [sim.spawn("P2AT", position=(2.0 * i, 2.0, 0.0)).name for i in range(1, 6)]
+        view.attach(sim)
+        sim.step(5)
+        for name in names[1:]:
+            sim.remove(name)
+        with foxglove_client(view.port) as client:
+            client.read_advertisements(len(TOPICS))
+            client.subscribe_all()
+            deadline = time.monotonic() + PATIENCE
+            trails = b""
+            while view.trail_sizes()[0] != 1 or b"trail/" not in trails:
+                assert time.monotonic() < deadline, f"trails kept: {view.trail_sizes()}"
+                sim.step(10)
+                while (got := client.message()) is not None:
+                    if got[0] == "/trails":
+                        trails = got[1]
+    finally:
+        sim.close()
+    assert b"trail/" + names[0].encode() in trails
+    assert not any(b"trail/" + name.encode() in trails for name in names[1:])
+    assert publishing_threads and threading.get_ident() not in publishing_threads  # not the stepping thread
+
+
+def test_trace_history_and_paths_are_bounded() -> None:
+    from usarsim.live.trails import TRACE_LIMIT, TRAIL_LIMIT, TRAIL_STEP, TrailStore
+    from usarsim.sim.readings import TracePoint
+
+    store = TrailStore()
+    for i in range(3 * TRACE_LIMIT):
+        store.add_trace(TracePoint(time=0.01 * i, robot="R1", sensor="Trace", frame="base_link",
+                                   position=(0.01 * i, 0.0, 0.0), color="Red", index=i))
+    for i in range(5 * TRAIL_LIMIT):
+        store.extend("R1", (TRAIL_STEP * i, 0.0, 0.0))
+    paths, traces = store.snapshot()
+    assert len(traces["R1"]) == TRACE_LIMIT and traces["R1"][-1].index == 3 * TRACE_LIMIT - 1  # the newest kept
+    assert TRAIL_LIMIT // 2 <= len(paths["R1"]) <= TRAIL_LIMIT  # thinned...
+    assert paths["R1"][0] == (0.0, 0.0, 0.0) and paths["R1"][-1][0] == pytest.approx(TRAIL_STEP * (5 * TRAIL_LIMIT - 1))
+    assert store.keep_only([]) == ["R1"] and store.sizes() == (0, 0)  # ...and the whole path still drawn
+
+
+def test_the_viewer_limit_option_is_checked(capsys) -> None:
+    import argparse
+
+    from usarsim.live.options import add_live_arguments
+
+    parser = argparse.ArgumentParser(prog="usarsim serve")
+    add_live_arguments(parser)
+    assert parser.parse_args(["--live-max-viewers", "3"]).live_max_viewers == 3
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--live-max-viewers", "0"])
+    assert "--live-max-viewers: expected a whole number of at least 1, got '0'" in capsys.readouterr().err

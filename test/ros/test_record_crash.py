@@ -30,7 +30,7 @@ def recorder(out: Path) -> subprocess.Popen:
 
 def wait_for_data(out: Path, proc: subprocess.Popen, size: int = 300_000) -> None:
     """Until the recording has sealed a few chunks on disk (bounded)."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline and proc.poll() is None:
         if out.exists() and out.stat().st_size > size:
             return

@@ -29,7 +29,7 @@ PUBLISH_AND_RECEIVE = textwrap.dedent("""
     tf.header.frame_id, tf.child_frame_id = "base_link", "laser"
     tf.transform.translation.x, tf.transform.rotation.w = 0.2, 1.0
     pub.publish(TFMessage(transforms=[tf]))
-    deadline = time.monotonic() + 10.0
+    deadline = time.monotonic() + PATIENCE
     while not got and time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.1)
     node.destroy_node()

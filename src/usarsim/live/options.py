@@ -9,6 +9,17 @@ from typing import Callable, Iterator
 from usarsim.config_loading import ConfigError
 
 DEFAULT_PORT = 8765  # Foxglove's default WebSocket port
+DEFAULT_MAX_VIEWERS = 8
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def add_live_arguments(parser: argparse.ArgumentParser, *, flag: bool = True, pacing: bool = False) -> None:
@@ -20,6 +31,9 @@ def add_live_arguments(parser: argparse.ArgumentParser, *, flag: bool = True, pa
     parser.add_argument("--live-host", default="127.0.0.1", help="live view address (0.0.0.0: every interface)")
     parser.add_argument("--live-port", type=int, default=DEFAULT_PORT,
                         help=f"live view WebSocket port (default {DEFAULT_PORT}; 0: any free port)")
+    parser.add_argument("--live-max-viewers", type=_positive, default=DEFAULT_MAX_VIEWERS, metavar="N",
+                        help=f"live view connections at once (default {DEFAULT_MAX_VIEWERS}; "
+                             "the next one gets HTTP 503)")
     if pacing:
         parser.add_argument("--live-pacing", choices=("realtime", "fast"), default="realtime",
                             help="pace of the live trial (results do not depend on it)")
@@ -35,7 +49,8 @@ def live_attach(args: argparse.Namespace, enabled: bool) -> Iterator[Callable | 
     from usarsim.runner import Pacer
 
     try:
-        view = LiveView(host=args.live_host, port=args.live_port)
+        view = LiveView(host=args.live_host, port=args.live_port,
+                        max_viewers=getattr(args, "live_max_viewers", DEFAULT_MAX_VIEWERS))
     except Exception as exc:  # noqa: BLE001 - the SDK raises its own error types for a taken port
         raise ConfigError(f"live view: cannot listen on {args.live_host}:{args.live_port}: {exc}") from None
     print(f"usarsim: live view on {view.url} (Foxglove: Open connection -> Foxglove WebSocket; "

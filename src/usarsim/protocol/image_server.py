@@ -17,6 +17,13 @@ connected client views them, at the server's frame rate.
 Threads: one accept thread and one thread per connected client, at most
 ``max_clients``; a client thread notices its client leaving within ``POLL`` seconds
 even while it waits for a frame, and ends.
+
+Limits (docs/protocol.md, "Image server limits"): at most ``MAX_PENDING`` requests are
+queued per client, past which the server stops reading that client (TCP pushes back on
+it); a client that neither sent a request nor was sent a frame for ``idle_timeout`` is
+closed, also while it waits for a camera that does not exist; a client that does not take
+a frame off the wire within ``send_timeout`` is dropped (at most one frame and the socket
+buffer wait for it); log lines are rate-limited per client address.
 """
 from __future__ import annotations
 
@@ -34,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from PIL import Image
 
+from usarsim.log_budget import LogBudget
 from usarsim.protocol.image_wire import Encoding, FrameRequest, RequestParser, crop, encode_frame
 from usarsim.protocol.multiview import MultiViewConfig, assign_tiles, compose, fit
 from usarsim.sim.readings import CameraImage, Reading
@@ -45,8 +53,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 POLL = 0.1  # s between checks of a waiting client's socket (bounds how long a closed client's thread lives)
-SEND_TIMEOUT = 30.0  # s a client may take to take a frame off the wire before it is dropped
 MAX_JUNK = 1024  # bytes in a row that are no request: the client is dropped
+MAX_PENDING = 16  # requests queued per client (enough for every tile of a MultiView mosaic)
+READ_SIZE = 4096  # bytes read from a client at a time, and at most buffered unparsed
+SEND_BUFFER = 256 * 1024  # bytes the kernel holds for a client that reads slowly (one raw 320x240 frame)
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,8 @@ class ImageOptions:
     size: tuple[int, int] | None = None  # single-camera frames scaled to fit (aspect kept); None: as rendered
     legacy: bool = True  # one frame at connect without a request (UT2004 manual); False: only on request (UDK)
     max_clients: int = 16
-    idle_timeout: float = 60.0  # s without a request before a client is closed
+    idle_timeout: float = 60.0  # s with no request received and no frame sent before a client is closed
+    send_timeout: float = 30.0  # s a client may take to take a frame off the wire before it is dropped
     multiview: MultiViewConfig | None = None
 
     def __post_init__(self) -> None:
@@ -68,8 +79,9 @@ class ImageOptions:
             raise ValueError(f"image size must be 1..4096 pixels a side, got {self.size}")
         if self.max_clients < 1:
             raise ValueError(f"the image client limit must be at least 1, got {self.max_clients}")
-        if not self.idle_timeout > 0:
-            raise ValueError(f"idle timeout must be positive, got {self.idle_timeout}")
+        if not (self.idle_timeout > 0 and self.send_timeout > 0):
+            raise ValueError(f"idle and send timeouts must be positive, got {self.idle_timeout}, "
+                             f"{self.send_timeout}")
 
 
 @dataclass(frozen=True)
@@ -134,8 +146,8 @@ def normalise_ip(address: str) -> str:
     return str(mapped or ip)
 
 
-class _Garbage(Exception):
-    """The client sends bytes that are no request."""
+class _Dropped(Exception):
+    """The client is closed by the server, for the reason given."""
 
 
 class _Client:
@@ -148,19 +160,41 @@ class _Client:
         self.pending: collections.deque[FrameRequest] = collections.deque()
         self.last_serial = 0
         self.last_sent = -math.inf
+        self.last_activity = time.monotonic()  # a request received or a frame sent
+        self._more = False  # whole requests may wait in the parser's buffer
 
     def poll(self, timeout: float) -> bool:
-        """Take in what the client sent within ``timeout``; False once it has closed."""
-        readable, _, _ = select.select([self.sock], [], [], max(0.0, timeout))
-        if not readable:
+        """Take in what the client sent within ``timeout``; False once it has closed.
+
+        With ``MAX_PENDING`` requests queued nothing is read: the bytes wait in the kernel,
+        and a flooding client's sends block, instead of the queue growing.
+        """
+        room = MAX_PENDING - len(self.pending)
+        if room <= 0:
+            time.sleep(max(0.0, timeout))
             return True
-        data = self.sock.recv(4096)
-        if not data:
-            return False
-        self.pending.extend(self.parser.feed(data))
+        data = b""
+        if self.parser.buffered < READ_SIZE:  # else parse what is buffered before reading more
+            readable, _, _ = select.select([self.sock], [], [], 0.0 if self._more else max(0.0, timeout))
+            if readable:
+                data = self.sock.recv(READ_SIZE)
+                if not data:
+                    return False
+            elif not self._more:
+                return True
+        requests = self.parser.feed(data, room)
+        self._more = len(requests) == room  # the limit may have left whole requests in the buffer
+        if requests:
+            self.pending.extend(requests)
+            self.last_activity = time.monotonic()
         if self.parser.junk > MAX_JUNK:
-            raise _Garbage(f"{self.parser.junk} bytes that are no request (OK or U)")
+            raise _Dropped(f"{self.parser.junk} bytes that are no request (OK or U)")
         return True
+
+    def check_idle(self, limit: float) -> None:
+        """Raise ``_Dropped`` once the client has neither asked for nor been sent a frame for ``limit`` s."""
+        if time.monotonic() - self.last_activity > limit:
+            raise _Dropped(f"no request received and no frame sent for {limit:g} s")
 
 
 class ImageServer:
@@ -182,8 +216,9 @@ class ImageServer:
         self._listener: socket.socket | None = None
         self._stop = threading.Event()
         self._accept_thread: threading.Thread | None = None
-        self._workers: set[threading.Thread] = set()
+        self._clients: dict[threading.Thread, _Client] = {}  # each client's thread -> the client
         self._refused = 0
+        self._log = LogBudget(log)
 
     # --- selection ---------------------------------------------------------------------------
     def select(self, client_ip: str, robot: str, camera: str | None = None) -> str | None:
@@ -316,7 +351,13 @@ class ImageServer:
     def client_threads(self) -> int:
         """Client threads alive now (at most one per open connection)."""
         with self._lock:
-            return len(self._workers)
+            return len(self._clients)
+
+    @property
+    def queued_requests(self) -> int:
+        """The most requests any connected client has waiting now (at most ``MAX_PENDING``)."""
+        with self._lock:
+            return max((len(c.pending) for c in self._clients.values()), default=0)
 
     @property
     def refused(self) -> int:
@@ -333,52 +374,54 @@ class ImageServer:
             except OSError:
                 break
             with self._lock:
-                full = len(self._workers) >= self.options.max_clients
+                full = len(self._clients) >= self.options.max_clients
             if full:
-                self._refuse(conn)
+                self._refuse(conn, normalise_ip(addr[0]))
                 continue
             client = _Client(conn, normalise_ip(addr[0]))
-            conn.settimeout(SEND_TIMEOUT)
+            conn.settimeout(self.options.send_timeout)
+            try:
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+            except OSError:
+                pass
             worker = threading.Thread(target=self._serve, args=(client,), name=f"image-{addr[1]}", daemon=True)
             with self._lock:
-                self._workers.add(worker)
+                self._clients[worker] = client
                 self._client_ips[client.ip] += 1
             worker.start()
 
-    def _refuse(self, conn: socket.socket) -> None:
+    def _refuse(self, conn: socket.socket, ip: str) -> None:
+        """Close at once (no bytes: a text message would read as a frame header to an image client)."""
         self._refused += 1
-        if self._refused in (1, 10, 100) or self._refused % 1000 == 0:
-            log.warning("image server full (%d clients): %d connections refused",
-                        self.options.max_clients, self._refused)
+        self._log.log(logging.WARNING, ("full", ip), "image server full (%d clients): refused %s (%d refused in all)",
+                      self.options.max_clients, ip, self._refused)
         conn.close()
 
     def _serve(self, client: _Client) -> None:
         try:
             if self.options.legacy:
                 client.pending.append(FrameRequest())
-            idle_since = time.monotonic()
             while not self._stop.is_set():
                 if not client.pending:
-                    if time.monotonic() - idle_since > self.options.idle_timeout:
-                        log.info("image client %s sent no request for %.0f s: closed", client.ip,
-                                 self.options.idle_timeout)
-                        break
+                    client.check_idle(self.options.idle_timeout)
                     if not client.poll(POLL):
                         break
                     continue
                 if not self._deliver(client, client.pending.popleft()):
                     break
-                idle_since = time.monotonic()
-        except _Garbage as exc:
-            log.info("image client %s dropped: %s", client.ip, exc)
-        except OSError as exc:  # went away, or did not take a frame within SEND_TIMEOUT
-            log.info("image client %s dropped: %s", client.ip, exc)
+        except _Dropped as exc:
+            self._log.log(logging.INFO, client.ip, "image client %s closed: %s", client.ip, exc)
+        except socket.timeout:
+            self._log.log(logging.INFO, client.ip, "image client %s dropped: took no frame off the wire for %g s",
+                          client.ip, self.options.send_timeout)
+        except OSError as exc:  # went away
+            self._log.log(logging.INFO, client.ip, "image client %s dropped: %s", client.ip, exc)
         except Exception:  # noqa: BLE001 - a fault serving one client must not end silently
             log.exception("image client %s dropped after an internal error", client.ip)
         finally:
             client.sock.close()
             with self._lock:
-                self._workers.discard(threading.current_thread())
+                self._clients.pop(threading.current_thread(), None)
                 self._client_ips[client.ip] -= 1
                 if self._client_ips[client.ip] <= 0:
                     del self._client_ips[client.ip]
@@ -398,10 +441,12 @@ class ImageServer:
                 serial, picture = found
                 client.sock.sendall(encode_frame(crop(picture, request.rect), self.options.encoding))
                 client.last_serial, client.last_sent = serial, time.monotonic()
+                client.last_activity = client.last_sent
                 return True
             self._store.wait(POLL)
             if not client.poll(0):
                 return False
+            client.check_idle(self.options.idle_timeout)
         return False
 
     def stop(self) -> None:
@@ -413,7 +458,7 @@ class ImageServer:
         if self._accept_thread is not None:
             self._accept_thread.join(timeout=2.0)
         with self._lock:
-            workers = list(self._workers)
+            workers = list(self._clients)
         for worker in workers:
             worker.join(timeout=2.0)
         self._stream(set())

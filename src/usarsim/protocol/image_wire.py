@@ -102,11 +102,17 @@ class RequestParser:
         self._buffer = bytearray()
         self.junk = 0  # bytes skipped since the last request
 
-    def feed(self, data: bytes) -> list[FrameRequest]:
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not parsed yet."""
+        return len(self._buffer)
+
+    def feed(self, data: bytes, limit: int | None = None) -> list[FrameRequest]:
+        """The requests in what came so far, at most ``limit``: the bytes of the others stay buffered."""
         self._buffer += data
         found: list[FrameRequest] = []
         buf = self._buffer
-        while buf:
+        while buf and (limit is None or len(found) < limit):
             head = buf[0]
             if head in b"Oo":
                 if len(buf) < 2:

@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING
 from usarsim.protocol import wss_commands as wc
 from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks
 from usarsim.protocol.session_guard import IdleDeadline, SessionSlots
-from usarsim.protocol.throttled_log import ThrottledLog
+from usarsim.log_budget import LogBudget
 
 if TYPE_CHECKING:
     from usarsim.sim.simulator import Simulator
     from usarsim.sim.wireless import LinkTable
 
 log = logging.getLogger(__name__)
+_GARBAGE_LOG = LogBudget(log)  # per link end: a flood of garbage writes a few lines, not millions
 
 DEFAULT_WSS_PORT = 5874  # USARSim's USAR.ini [USARBotAPI.ComServer] ListenPort
 QUEUE_BYTES = 1 << 20  # bytes waiting for one slow receiver before its new messages are dropped
@@ -249,7 +250,7 @@ class WirelessServer:
 
     async def _read_end(self, link: _Link, end: _End) -> None:
         parser = end.parser = wc.LinkParser(admit=self._admit)
-        garbage = ThrottledLog(log)  # per link end: a flood of garbage logs a bounded amount
+        garbage = (end.name, link.other(end).name)  # a flood of garbage logs a bounded amount per link end
         reason = f"{end.name} closed its link"
         try:
             while not link.closed:
@@ -267,10 +268,11 @@ class WirelessServer:
                         return
                     elif isinstance(event, wc.Refused):
                         self.stats.dropped_memory += 1
-                        garbage.warning("WSS: %s -> %s: a SEND of %d bytes dropped (message buffers full)",
-                                        end.name, link.other(end).name, event.size)
+                        _GARBAGE_LOG.log(logging.WARNING, garbage,
+                                         "WSS: %s -> %s: a SEND of %d bytes dropped (message buffers full)",
+                                         *garbage, event.size)
                     else:
-                        garbage.warning("WSS: %s -> %s: %s", end.name, link.other(end).name, event.reason)
+                        _GARBAGE_LOG.log(logging.WARNING, garbage, "WSS: %s -> %s: %s", *garbage, event.reason)
         except (ConnectionError, OSError):
             pass
         finally:
