@@ -8,7 +8,7 @@ from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 
-from usarsim.ros.launch_actions import robot_stack, true
+from usarsim.ros.launch_actions import rate_arguments, robot_stack, true
 
 ARGS = {
     "world": ("yellow", "world name (usarsim worlds) or world YAML path"),
@@ -54,6 +54,7 @@ def _launch(context, share: Path):
 def generate_launch_description() -> LaunchDescription:
     share = Path(get_package_share_directory("usarsim"))
     return LaunchDescription([
+        *rate_arguments(),  # <kind>_rate:=Hz of each sensor kind (imu_rate, odom_rate, scan_rate, ...)
         *(DeclareLaunchArgument(k, default_value=d, description=text) for k, (d, text) in ARGS.items()),
         OpaqueFunction(function=_launch, args=[share]),
     ])

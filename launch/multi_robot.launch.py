@@ -13,7 +13,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 
-from usarsim.ros.launch_actions import robot_stack, true
+from usarsim.ros.launch_actions import rate_arguments, robot_stack, true
 
 
 def robot_entries(doc: dict) -> list[tuple[str, str, str]]:
@@ -47,6 +47,7 @@ def _launch(context, share: Path):
 def generate_launch_description() -> LaunchDescription:
     share = Path(get_package_share_directory("usarsim"))
     return LaunchDescription([
+        *rate_arguments(),  # <kind>_rate:=Hz of each sensor kind (imu_rate, odom_rate, scan_rate, ...)
         DeclareLaunchArgument("robots_file", default_value=str(share / "config" / "multi_robot.yaml"),
                               description="YAML with 'world' and a 'robots' list of {name, class, start}"),
         DeclareLaunchArgument("world", default_value="", description="override the file's world"),

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from usarsim.bagfile import DEFAULT_CHUNK_SECONDS, DurableBag
+from usarsim.ros.rates import DEFAULT_CLOCK_RATE, DEFAULT_RATES, apply_rates
 from usarsim.signals import StopOnSignal
 from usarsim.sim.world import DEFAULT_WORLD
 
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CLOCK_RATE = 100.0  # Hz of /clock in the bag (rosbag2's own --clock default is 40 Hz)
 
 
 @dataclass
@@ -267,6 +267,9 @@ def _run(options: RecordOptions, sink: BagSink, progress: bool, stop: threading.
     sim = Simulator(options.world, physics_rate=options.physics_rate, seed=options.seed, pacing="lockstep")
     try:
         robot = sim.spawn(options.robot, options.name, start=options.start)
+        from usarsim.ros.convert import rate_kinds
+
+        apply_rates(robot, DEFAULT_RATES, rate_kinds())  # the streams a live node publishes
         if options.cameras:
             for sensor in robot.sensors:
                 if hasattr(sensor, "active"):

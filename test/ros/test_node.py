@@ -448,3 +448,17 @@ def test_cmd_vel_type_offered_by_publishers():
     assert offered_type({"geometry_msgs/msg/TwistStamped"}) is True
     assert offered_type({"geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped"}) is None  # both: keep
     assert offered_type(set()) is None and offered_type({"std_msgs/msg/String"}) is None
+
+
+def test_imu_and_odom_come_at_the_rates_ros_users_expect(graph):
+    """robot_localization wants an IMU at 50-100 Hz and Nav2 odom at 20 Hz; USARSim's catalogue paces
+    both at 5 Hz. The node's defaults (usarsim.ros.rates) give the former, counted in sim time."""
+    from usarsim.ros.rates import DEFAULT_RATES
+
+    def rate(topic):
+        stamps = sorted(_secs(m.header.stamp) for m in graph.snapshot(topic))[-40:]
+        return (len(stamps) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 10 else 0.0
+
+    for kind, topic in (("imu", NAMES.topic("imu/data")), ("odom", NAMES.topic("odom"))):
+        assert graph.wait_for(lambda t=topic: len(graph.snapshot(t)) > 40, timeout=PATIENCE)
+        assert rate(topic) == pytest.approx(DEFAULT_RATES[kind], rel=0.1), kind

@@ -75,6 +75,18 @@ def test_clock_runs_over_the_whole_run(bag):
     assert all(t == round(c * 1e9) for t, c in clock), "bag time is sim time"
 
 
+def test_streams_come_at_the_live_node_rates(bag):
+    """A bag holds what a live node publishes: /clock, the IMU and odometry at its default rates."""
+    from usarsim.ros.rates import DEFAULT_CLOCK_RATE, DEFAULT_RATES
+
+    _, messages = bag
+    expected = {"/clock": DEFAULT_CLOCK_RATE, f"/{ROBOT}/imu/data": DEFAULT_RATES["imu"],
+                f"/{ROBOT}/odom": DEFAULT_RATES["odom"]}
+    for topic, rate in expected.items():
+        stamps = [t * 1e-9 for t, _ in messages[topic]]
+        assert (len(stamps) - 1) / (stamps[-1] - stamps[0]) == pytest.approx(rate, rel=0.1), topic
+
+
 def test_scan_is_consistent_and_sees_the_arena(bag):
     _, messages = bag
     scans = messages[f"/{ROBOT}/scan"]

@@ -8,11 +8,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from launch.actions import LogInfo, Shutdown
+from launch.actions import DeclareLaunchArgument, LogInfo, Shutdown
 from launch_ros.actions import Node
 
 from usarsim.launch_support import (NAV2, ROS2_CONTROL, RVIZ, Extra, NodeSpec, missing_packages, nav2_nodes, nav2_params,
                                     not_installed_message, ros2_control_nodes, rviz_node, start_pose, write_params)
+
+
+def rate_arguments() -> list[DeclareLaunchArgument]:
+    """``<kind>_rate`` launch arguments, one per sensor kind the bridge paces (``rates.<kind>``)."""
+    from usarsim.ros.convert import rate_kinds
+    from usarsim.ros.rates import DEFAULT_RATES
+
+    return [DeclareLaunchArgument(f"{kind}_rate", default_value=str(DEFAULT_RATES.get(kind, 0.0)),
+                                  description=f"Hz of sim time of {', '.join(types)} sensors (0: the catalogue's)")
+            for kind, types in rate_kinds().items()]
+
+
+def rate_params(value: dict[str, str]) -> dict[str, float]:
+    """The bridge's ``rates.<kind>`` parameters from the launch arguments ``<kind>_rate``."""
+    from usarsim.ros.convert import rate_kinds
+
+    return {f"rates.{kind}": float(value[f"{kind}_rate"]) for kind in rate_kinds() if f"{kind}_rate" in value}
 
 
 def true(text: str) -> bool:
@@ -48,6 +65,7 @@ def robot_stack(share: Path, value: dict[str, str], bridge_params: dict[str, Any
     from usarsim.sim.ros2_control import controller_name, group_joints
 
     # without the simulator nothing else has work to do: its exit (a bad world, say) ends the launch
+    bridge_params = {**rate_params(value), **bridge_params}
     actions: list[Any] = [Node(package="usarsim", executable="usarsim_node", name="usarsim", output="screen",
                                parameters=[str(share / "config" / "usarsim_node.yaml"), bridge_params],
                                on_exit=[Shutdown(reason="the simulator (usarsim_node) stopped")])]

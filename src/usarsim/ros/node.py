@@ -44,6 +44,7 @@ from usarsim.ros.commands import group_command, joint_state_command, trajectory_
 from usarsim.ros.effecters import group_command_topic
 from usarsim.ros.kinematics import OPTICAL_SUFFIX, robot_description
 from usarsim.ros.publisher import PublishQueue
+from usarsim.ros.rates import DEFAULT_CLOCK_RATE, DEFAULT_RATES, apply_rates
 from usarsim.ros.robot_entry import RobotEntry, parse_robot_entry  # noqa: F401 - re-exported
 from usarsim.ros.robot_services import RobotServices
 from usarsim.ros.simulation_control import SimulationControl
@@ -89,7 +90,7 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
     "seed": (0, "Seed of every sensor's noise source (same seed + same commands = same readings)"),
     "pacing": ("realtime", "realtime (RTF 1), fast (as fast as possible) or lockstep (advance only on ~/step)"),
     "physics_rate": (200.0, "Physics steps per second of sim time"),
-    "clock_rate": (50.0, "Rate of /clock in Hz of sim time (0: every physics step)"),
+    "clock_rate": (DEFAULT_CLOCK_RATE, "Rate of /clock in Hz of sim time (0: every physics step)"),
     "frame_prefix": ("auto", "Prefix of every robot frame: 'auto' = '<robot>/' when several robots, else none; "
                              "any other string is used as given, with '{robot}' replaced by the robot name"),
     "world_frame": ("map", "Frame of ground truth, the INS pose and map -> odom (shared by all robots)"),
@@ -161,7 +162,7 @@ class UsarsimNode(Node):
         self.declare_parameter("best_effort_robots", Parameter.Type.STRING_ARRAY, ParameterDescriptor(
             description="Robots whose sensor topics are best-effort whatever qos says", read_only=True))
         for kind, types in RATE_TYPES.items():
-            self.declare_parameter(f"rates.{kind}", 0.0, ParameterDescriptor(
+            self.declare_parameter(f"rates.{kind}", DEFAULT_RATES.get(kind, 0.0), ParameterDescriptor(
                 description=f"Hz of sim time for {', '.join(types)} sensors (0: the catalogue's interval)",
                 read_only=True))
         self._log = self.get_logger()
@@ -425,12 +426,7 @@ class UsarsimNode(Node):
         self._send_static(topic)
 
     def _apply_rates(self, robot: Robot) -> None:
-        for kind, types in RATE_TYPES.items():
-            rate = float(self._param(f"rates.{kind}"))
-            if rate > 0:
-                for sensor in robot.sensors:
-                    if sensor.type_name in types:
-                        sensor.interval = 1.0 / rate  # the sensor's own cadence attribute
+        apply_rates(robot, {kind: float(self._param(f"rates.{kind}")) for kind in RATE_TYPES}, RATE_TYPES)
 
     @staticmethod
     def _set_cameras(robot: Robot, on: bool) -> None:
