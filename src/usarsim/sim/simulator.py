@@ -127,7 +127,8 @@ class Simulator:
                                     physicsClientId=self.client)
         render = {"egl": "auto", **(render or {})}
         render["egl"] = egl_wanted(render["egl"]) and _load_egl(self.client)  # before any body is loaded
-        self.world: BuiltWorld = build_world(self.client, self.spec, textures=render.get("textures", True))
+        self.world: BuiltWorld = build_world(self.client, self.spec, textures=render.get("textures", True),
+                                                seed=self.seed)
         self.env = SensorEnvironment(client=self.client, world=self.world, gravity=self.spec.gravity,
                                      physics_dt=self.dt, seed=self.seed,
                                      robot_body_ids=lambda: {r.body_id for r in self.robots.values()},
