@@ -30,12 +30,12 @@ Rgb = tuple[float, float, float]
 OUTDOOR_SKY: Rgb = (0.53, 0.71, 0.92)
 INDOOR_SKY: Rgb = (0.18, 0.18, 0.2)  # the hall's dark ceiling above an arena
 LAMP_REACH = 3.0  # m: a world lamp nearer than this lights fully; beyond, as 1/d^2
-LAMP_GAIN = 0.9  # share of a pixel's colour a lamp of intensity 1 adds within its reach, face on
+LAMP_GAIN = 1.2  # share of a pixel's colour a lamp of intensity 1 adds within its reach, face on
 SUN_DIRECTION = (0.45, -0.3, 1.0)  # toward the sun: high, to the north-east (core frame: y west)
 HEADLIGHT_REACH = 0.5  # m
 HEADLIGHT_GAIN = 12.0  # at intensity 100 within the reach, on the axis: 3x a pixel's colour at 1 m
 HEADLIGHT_CONE = 4.0  # cos^4 fall-off off the axis
-INDOOR_FILL = (0.35, 0.3)  # (ambient, diffuse) of the hall's light from above
+INDOOR_FILL = (0.3, 0.2)  # (ambient, diffuse) of the hall's light from above
 
 
 @dataclass(frozen=True)

@@ -163,8 +163,10 @@ POSTURES: dict[str, tuple[float, float, dict[str, float]]] = {
     "standing": (1.25, 0.0, {"elbow_left": -0.2, "elbow_right": -0.2}),
     # on the back, head toward -x before yaw, arms by the sides, the right knee drawn up
     "lying": (0.11, -math.pi / 2, {"hip_right": -0.5, "knee_right": 1.0}),
-    # face down, head toward +x and raised a little, arms by the sides, legs under rubble (DEBRIS_ON_LEGS)
-    "trapped": (0.11, math.pi / 2, {"shoulder_left": 0.25, "shoulder_right": 0.15, "neck": 0.3}),
+    # face down, head toward +x and raised a little, arms by the sides, knees bent a little (toes
+    # off the floor), legs under rubble (DEBRIS_ON_LEGS)
+    "trapped": (0.11, math.pi / 2, {"shoulder_left": 0.25, "shoulder_right": 0.15, "neck": -0.3,
+                                    "knee_left": 0.3, "knee_right": 0.35}),
     # upright on the floor, one knee drawn up, hands in the lap
     "sitting": (0.41, 0.0, {"hip_left": -1.57, "hip_right": -1.97, "knee_right": 0.8,
                             "shoulder_left": -0.35, "shoulder_right": -0.35, "elbow_left": -1.1, "elbow_right": -1.1}),
@@ -172,8 +174,8 @@ POSTURES: dict[str, tuple[float, float, dict[str, float]]] = {
 # A trapped victim's rubble, in the root's frame before the body pitch (x toward the head, y left,
 # z up from the floor): a slab across the legs leaning on them, and a beam across the back of the knees.
 DEBRIS_ON_LEGS: tuple[tuple[Vec3, Vec3, Vec3], ...] = (  # (centre, half extents, roll pitch yaw)
-    ((-0.95, 0.0, 0.2), (0.3, 0.45, 0.035), (0.22, 0.0, 0.1)),
-    ((-0.72, 0.05, 0.24), (0.06, 0.45, 0.06), (0.0, 0.0, 0.0)),
+    ((-0.95, 0.0, 0.3), (0.3, 0.45, 0.035), (0.6, 0.0, 0.1)),
+    ((-0.66, 0.05, 0.24), (0.06, 0.45, 0.06), (0.0, 0.0, 0.0)),
 )
 
 
