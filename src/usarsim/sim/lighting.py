@@ -106,11 +106,11 @@ def add_lamps(rgb: np.ndarray, geometry: FrameGeometry, lamps: Sequence[Lamp]) -
     gain = np.zeros(geometry.distance.shape, dtype=np.float32)
     for lamp in lamps:
         to_lamp = np.asarray(lamp.position, dtype=np.float32) - geometry.points
-        d = np.sqrt(np.einsum("ijk,ijk->ij", to_lamp, to_lamp))
-        lambert = np.maximum(np.einsum("ijk,ijk->ij", normals, to_lamp) / np.maximum(d, 1e-6), 0.0)
-        term = lamp.gain * lambert * (lamp.reach / np.maximum(d, lamp.reach)) ** 2
+        d = np.maximum(np.sqrt((to_lamp * to_lamp).sum(axis=-1)), 1e-6)
+        term = np.maximum((normals * to_lamp).sum(axis=-1), 0.0) / d  # lambert
+        term *= lamp.gain * (lamp.reach / np.maximum(d, lamp.reach)) ** 2
         if lamp.axis is not None:
-            along = -np.einsum("ijk,k->ij", to_lamp, np.asarray(lamp.axis, dtype=np.float32)) / np.maximum(d, 1e-6)
+            along = -(to_lamp @ np.asarray(lamp.axis, dtype=np.float32)) / d
             term *= np.maximum(along, 0.0) ** lamp.cone
         gain += term
     gain[geometry.sky] = 0.0

@@ -46,7 +46,7 @@ class FrameGeometry:
         w = m[3, 0] * x + m[3, 1] * y + m[3, 2] * z + m[3, 3]
         points = np.stack([(m[i, 0] * x + m[i, 1] * y + m[i, 2] * z + m[i, 3]) / w for i in range(3)], axis=-1)
         offset = points - eye.astype(np.float32)
-        distance = np.sqrt(np.einsum("ijk,ijk->ij", offset, offset))
+        distance = np.sqrt((offset * offset).sum(axis=-1))
         rays = offset / np.maximum(distance, 1e-6)[..., None]
         sky = depth >= SKY_DEPTH
         distance[sky] = np.inf
@@ -54,12 +54,20 @@ class FrameGeometry:
 
     def normals(self) -> np.ndarray:
         """Unit surface normals facing the camera, from neighbouring pixels' positions."""
-        du = np.gradient(self.points, axis=1)
-        dv = np.gradient(self.points, axis=0)
-        n = np.cross(du, dv)
-        n /= np.maximum(np.linalg.norm(n, axis=-1, keepdims=True), 1e-9)
-        facing = np.einsum("ijk,ijk->ij", n, self.rays) > 0  # flip those pointing away from the eye
-        n[facing] *= -1.0
+        p = self.points
+        du = np.empty_like(p)  # along rows (central differences, one-sided at the borders)
+        du[:, 1:-1] = p[:, 2:] - p[:, :-2]
+        du[:, 0], du[:, -1] = p[:, 1] - p[:, 0], p[:, -1] - p[:, -2]
+        dv = np.empty_like(p)  # along columns
+        dv[1:-1] = p[2:] - p[:-2]
+        dv[0], dv[-1] = p[1] - p[0], p[-1] - p[-2]
+        ux, uy, uz = du[..., 0], du[..., 1], du[..., 2]
+        vx, vy, vz = dv[..., 0], dv[..., 1], dv[..., 2]
+        n = np.stack([uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx], axis=-1)
+        length = np.sqrt((n * n).sum(axis=-1))
+        # point every normal toward the eye: its dot with the viewing ray must be negative
+        sign = np.where((n * self.rays).sum(axis=-1) > 0, -1.0, 1.0).astype(np.float32)
+        n *= (sign / np.maximum(length, 1e-9))[..., None]
         return n
 
 
