@@ -52,6 +52,13 @@ class FrameGeometry:
         distance[sky] = np.inf
         return cls(eye.astype(np.float32), points, rays, distance, sky)
 
+    def every(self, step: int) -> "FrameGeometry":
+        """Every ``step``-th pixel of every ``step``-th row (a coarser grid over the same frame)."""
+        if step == 1:
+            return self
+        cut = (slice(None, None, step), slice(None, None, step))
+        return FrameGeometry(self.eye, self.points[cut], self.rays[cut], self.distance[cut], self.sky[cut])
+
     def normals(self) -> np.ndarray:
         """Unit surface normals facing the camera, from neighbouring pixels' positions."""
         p = self.points
