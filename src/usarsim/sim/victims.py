@@ -4,7 +4,7 @@ A body is 15 parts: head, chest, pelvis, and per side upper arm, forearm, hand, 
 and foot (capsules for the limbs, boxes for trunk, hands and feet, a sphere for the head),
 jointed at the neck, shoulders, elbows, hips and knees. Postures pose those joints (lying on
 the back, sitting on the floor, face down with the legs under rubble); clothes (shirt,
-sleeves, trousers, shoes) and skin are drawn per victim from the world's seed.
+sleeves, trousers, shoes) and skin are drawn per victim from the simulator's seed.
 
 The victim sensor reports which parts its rays hit (Head, Arm, Hand, Chest, Pelvis,
 Leg, Foot); false-alarm objects are loose parts with the same names. Animated
