@@ -142,11 +142,12 @@ def _side(name: str, y: float, parent_offset: int) -> tuple[_Part, ...]:
               ("capsule", (0.07, 0.29)), "trousers"),
         _Part(f"shin_{name}", "Leg", thigh, f"knee_{name}", (0, 0, -0.43), (0, 0, -0.2), ("capsule", (0.052, 0.3)),
               "trousers"),
-        _Part(f"foot_{name}", "Foot", shin, "", (0, 0, -0.42), (0.05, 0, -0.04), ("box", (0.11, 0.05, 0.04)), "shoes"),
+        _Part(f"foot_{name}", "Foot", shin, f"ankle_{name}", (0, 0, -0.42), (0.05, 0, -0.035), ("box", (0.11, 0.05, 0.035)),
+              "shoes"),
     )
 
 
-# The standing humanoid (1.71 m), chest at the origin, z up, facing +x; parents before children.
+# The standing humanoid (1.70 m), chest at the origin, z up, facing +x; parents before children.
 HUMANOID = (
     _Part("chest", "Chest", -1, "", (0, 0, 0), (0, 0, 0), ("box", (0.1, 0.17, 0.2)), "shirt"),
     _Part("pelvis", "Pelvis", 0, "", (0, 0, -0.2), (0, 0, -0.1), ("box", (0.1, 0.16, 0.1)), "trousers"),
@@ -158,15 +159,16 @@ HUMANOID = (
 TIP_LENGTH = {"neck": 0.26, "shoulder_left": 0.71, "shoulder_right": 0.71, "elbow_left": 0.41,
               "elbow_right": 0.41, "hip_left": 0.93, "hip_right": 0.93, "knee_left": 0.5, "knee_right": 0.5}
 # posture: (chest height above the floor, body pitch, joint angles). Negative angles swing a limb
-# forward (flexion at shoulders and hips, a bent elbow); positive ones bend a knee back.
+# forward (flexion at shoulders and hips, a bent elbow); positive ones bend a knee back and point
+# the toes along the shin (the ankles move only in postures, not in animation segments).
 POSTURES: dict[str, tuple[float, float, dict[str, float]]] = {
-    "standing": (1.25, 0.0, {"elbow_left": -0.2, "elbow_right": -0.2}),
+    "standing": (1.24, 0.0, {"elbow_left": -0.2, "elbow_right": -0.2}),
     # on the back, head toward -x before yaw, arms by the sides, the right knee drawn up
     "lying": (0.11, -math.pi / 2, {"hip_right": -0.5, "knee_right": 1.0}),
-    # face down, head toward +x and raised a little, arms by the sides, knees bent a little (toes
-    # off the floor), legs under rubble (DEBRIS_ON_LEGS)
+    # face down, head toward +x and raised a little, arms by the sides, feet stretched back along
+    # the floor, legs under rubble (DEBRIS_ON_LEGS)
     "trapped": (0.11, math.pi / 2, {"shoulder_left": 0.25, "shoulder_right": 0.15, "neck": -0.3,
-                                    "knee_left": 0.3, "knee_right": 0.35}),
+                                    "ankle_left": 1.57, "ankle_right": 1.5}),
     # upright on the floor, one knee drawn up, hands in the lap
     "sitting": (0.41, 0.0, {"hip_left": -1.57, "hip_right": -1.97, "knee_right": 0.8,
                             "shoulder_left": -0.35, "shoulder_right": -0.35, "elbow_left": -1.1, "elbow_right": -1.1}),
