@@ -137,15 +137,15 @@ def test_victim_parts_and_ray_lookup(tmp_path, client):
     assert built.victim_part_at(hit[0], hit[1]) == (victim, "Head")
     assert [name for name, _ in fake.parts()] == ["Head", "Leg"]
     assert built.victim_part_at(built.floor_id, -1) is None
-    assert len(victim.body_ids) == 11
+    assert len(victim.body_ids) == 15  # head, chest, pelvis; each side: 2 arm parts, hand, 2 leg parts, foot
     # animation: still at t=0, moving at a quarter period; amplitude = span x tip length
     victim.update(0.0)
     assert victim.motion()[0] == pytest.approx(0.0, abs=1e-9)
     period = 2 * 1.5 / 1.0
     victim.update(period / 4)
     speed, amplitude = victim.motion()
-    assert speed == pytest.approx(0.5 * 1.5 * (2 * math.pi / period) * 0.56, rel=1e-6)
-    assert amplitude == pytest.approx(1.5 * 0.56)
+    assert speed == pytest.approx(0.5 * 1.5 * (2 * math.pi / period) * 0.71, rel=1e-6)
+    assert amplitude == pytest.approx(1.5 * 0.71)  # shoulder to fingertip
     assert fake.motion() == (0.0, 0.0)
 
 

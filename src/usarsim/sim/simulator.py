@@ -125,7 +125,8 @@ class Simulator:
                 self._set_up_physics(solver_iterations)
                 render = {"egl": "auto", **(render or {})}
                 render["egl"] = egl_wanted(render["egl"]) and _load_egl(self.client)  # before any body is loaded
-                self.world: BuiltWorld = build_world(self.client, self.spec, textures=render.get("textures", True))
+                self.world: BuiltWorld = build_world(self.client, self.spec, textures=render.get("textures", True),
+                                                        seed=self.seed)
             except BaseException:  # stopped or refused half-way: no PyBullet client left behind
                 p.disconnect(self.client)
                 raise

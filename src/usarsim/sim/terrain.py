@@ -17,6 +17,8 @@ import pybullet as p
 from PIL import Image, UnidentifiedImageError
 
 from usarsim.config_loading import ConfigError, confined_path
+from usarsim.sim.mesh_files import mesh_visual
+from usarsim.sim.textures import TERRAIN_TEXTURE, TEXTURES, TextureBank, terrain_file
 
 Vec3 = tuple[float, float, float]
 Rgba = tuple[float, float, float, float]
@@ -24,6 +26,9 @@ Rgba = tuple[float, float, float, float]
 GRID_SUFFIXES = (".csv", ".txt")
 MAX_SAMPLES = 1024  # per side: PyBullet's height field gets slow to build and to ray-test beyond this
 MAX_GRID_BYTES = 32 << 20  # a text grid of MAX_SAMPLES^2 heights is about 10 MB
+VISUAL_SAMPLES = 257  # per side at most in the drawn mesh: finer costs the renderer, not the look
+TILE = 2.0  # m of ground per image of a tiled texture
+WHITE: Rgba = (1.0, 1.0, 1.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -46,8 +51,10 @@ class TerrainSpec:
     z: float = 0.0  # world z of height 0
     geo_origin: GeoPoint | None = None  # geodetic position of the terrain's centre at height 0
     friction: float = 1.0
-    color: Rgba = (0.45, 0.55, 0.3, 1.0)
-    texture: str = "grass"  # procedural texture name (sim/textures.py) or "" for plain colour
+    color: Rgba = (0.45, 0.55, 0.3, 1.0)  # multiplies a tiled texture; the plain colour without one
+    # "terrain": grass, dirt and rock by slope and height, drawn from the world's seed; or a tiled
+    # texture name (sim/textures.py); "" or "none" for the plain colour
+    texture: str = TERRAIN_TEXTURE
 
     def validate(self, source: str) -> None:
         """Reject sizes the height field cannot use, naming the file and the key."""
@@ -55,6 +62,9 @@ class TerrainSpec:
             raise ConfigError(f"{source}: terrain.size must be positive, got {list(self.size)}")
         if not self.height_scale > 0:
             raise ConfigError(f"{source}: terrain.height_scale must be positive, got {self.height_scale}")
+        if self.texture not in ("", "none", TERRAIN_TEXTURE, *TEXTURES):
+            known = ", ".join(["none", TERRAIN_TEXTURE, *TEXTURES])
+            raise ConfigError(f"{source}: terrain.texture: unknown texture '{self.texture}' (known: {known})")
 
     def moved(self, offset: Vec3) -> "TerrainSpec":
         """This terrain shifted by the world file's placement."""
@@ -98,8 +108,38 @@ def load_heights(spec: TerrainSpec, world_dir: Path, source: str) -> np.ndarray:
     return heights
 
 
-def build_terrain(client: int, spec: TerrainSpec, heights: np.ndarray) -> int:
-    """The height field body; its height 0 is at world z ``spec.z``."""
+def _surface_visual(client: int, spec: TerrainSpec, heights: np.ndarray, middle: float, textured: bool) -> int:
+    """The drawn ground: a triangle mesh of the heights (PyBullet's height field has no texture
+    coordinates in its renderers), in the body's frame (height ``middle`` at z 0), with texture
+    coordinates spanning the whole terrain for its own image or one tile per TILE metres."""
+    step = max(1, -(-(max(heights.shape) - 1) // (VISUAL_SAMPLES - 1)))
+    grid = heights[::step, ::step]
+    rows, cols = grid.shape
+    u = np.linspace(0.0, 1.0, rows)[:, None] * np.ones((1, cols))  # 0 on the north edge
+    v = np.ones((rows, 1)) * np.linspace(0.0, 1.0, cols)[None, :]  # 0 on the west edge
+    x = spec.size[0] * (0.5 - u)
+    y = spec.size[1] * (0.5 - v)
+    vertices = np.stack([x, y, grid - middle], axis=-1).reshape(-1, 3)
+    if spec.texture == TERRAIN_TEXTURE:
+        uvs = np.stack([v, 1.0 - u], axis=-1).reshape(-1, 2)  # image column = west->east, row 0 = north
+    else:
+        uvs = np.stack([-y / TILE, x / TILE], axis=-1).reshape(-1, 2)
+    gx, gy = np.gradient(grid, -spec.size[0] / (rows - 1), -spec.size[1] / (cols - 1))
+    normals = np.stack([-gx, -gy, np.ones_like(grid)], axis=-1)
+    normals = (normals / np.linalg.norm(normals, axis=-1, keepdims=True)).reshape(-1, 3)
+    corner = (np.arange(rows - 1)[:, None] * cols + np.arange(cols - 1)[None, :]).ravel()
+    # counter-clockwise seen from above: (r, c) -> (r, c+1) runs toward -y, (r+1, c) toward -x
+    quads = np.stack([corner, corner + cols, corner + 1, corner + 1, corner + cols, corner + cols + 1], axis=-1)
+    return mesh_visual(client, [(float(a), float(b), float(c)) for a, b, c in vertices], quads.ravel().tolist(),
+                       [(float(a), float(b)) for a, b in uvs] if textured else None,
+                       [(float(a), float(b), float(c)) for a, b, c in normals],
+                       WHITE if spec.texture == TERRAIN_TEXTURE and textured else spec.color)
+
+
+def build_terrain(client: int, spec: TerrainSpec, heights: np.ndarray, textures: TextureBank | None = None,
+                  seed: int = 0) -> int:
+    """The height field body; its height 0 is at world z ``spec.z``. With ``textures`` the ground
+    carries ``spec.texture`` (its own image drawn from the heights and ``seed``, or a tile)."""
     rows, cols = heights.shape  # rows north->south (x falling), columns west->east (y falling)
     # PyBullet's field: data[i + j * n_i] at local (x_i, y_j), both rising; its origin is the
     # middle of the height range, so the body is raised by that to keep height 0 at spec.z.
@@ -109,9 +149,16 @@ def build_terrain(client: int, spec: TerrainSpec, heights: np.ndarray) -> int:
                                    heightfieldData=along_x.ravel().tolist(), numHeightfieldRows=rows,
                                    numHeightfieldColumns=cols, physicsClientId=client)
     middle = (float(heights.min()) + float(heights.max())) / 2
-    body = p.createMultiBody(0, shape, -1, (spec.center[0], spec.center[1], spec.z + middle), physicsClientId=client)
+    textured = textures is not None and spec.texture not in ("", "none")
+    visual = _surface_visual(client, spec, heights, middle, textured)
+    body = p.createMultiBody(0, shape, visual, (spec.center[0], spec.center[1], spec.z + middle),
+                             physicsClientId=client)
     p.changeDynamics(body, -1, lateralFriction=spec.friction, physicsClientId=client)
-    p.changeVisualShape(body, -1, rgbaColor=spec.color, physicsClientId=client)
+    if textures is not None and textured:
+        if spec.texture == TERRAIN_TEXTURE:
+            textures.apply_file(body, terrain_file(heights, spec.size, seed))
+        else:
+            textures.apply(body, spec.texture)
     return body
 
 

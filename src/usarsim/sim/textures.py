@@ -6,6 +6,7 @@ machine sees the same pixels. They are written once per process into a cache fol
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -90,10 +91,65 @@ def fence() -> np.ndarray:
     return _tint(grey, (0.85, 0.85, 0.85))
 
 
+TERRAIN_TEXTURE = "terrain"  # a terrain's own image drawn from its heights (terrain()), not a tile
 TEXTURES: dict[str, Callable[[], np.ndarray]] = {
     "concrete": concrete, "plywood": plywood, "wood": wood, "brick": brick, "grass": grass,
     "pavement": pavement, "asphalt": asphalt, "sand": sand, "fence": fence,
 }
+
+
+TERRAIN_PIXEL = 0.12  # m of ground per pixel of a terrain's own texture
+TERRAIN_SIDE = (256, 1024)  # bounds of that texture's side in pixels
+# terrain colours (linear 0..1): two grasses, dry grass on the heights, dirt, rock
+GRASS, LUSH, DRY = np.array((0.36, 0.52, 0.22)), np.array((0.25, 0.42, 0.16)), np.array((0.62, 0.6, 0.34))
+DIRT, ROCK = np.array((0.47, 0.37, 0.26)), np.array((0.52, 0.5, 0.47))
+
+
+def _smoothstep(low: float, high: float, x: np.ndarray) -> np.ndarray:
+    t = np.clip((x - low) / (high - low), 0.0, 1.0)
+    return t * t * (3 - 2 * t)
+
+
+def terrain(heights: np.ndarray, size: tuple[float, float], seed: int) -> np.ndarray:
+    """One image over a whole height map (rows north to south, columns west to east, as ``heights``):
+    grass on gentle ground (lusher low down, drier high up), dirt on steeper or trodden patches,
+    rock on steep slopes, every boundary frayed by seeded noise."""
+    from scipy import ndimage  # here, not at the top: scipy's import costs more than listing the worlds
+
+    rows = int(np.clip(size[0] / TERRAIN_PIXEL, *TERRAIN_SIDE))
+    cols = int(np.clip(size[1] / TERRAIN_PIXEL, *TERRAIN_SIDE))
+    zoom = (rows / heights.shape[0], cols / heights.shape[1])
+    z = ndimage.zoom(heights, zoom, order=1, mode="nearest", grid_mode=True)
+    slope = np.hypot(*np.gradient(z, size[0] / rows, size[1] / cols))  # rise per metre
+    level = (z - z.min()) / (np.ptp(z) or 1.0)
+    rng = np.random.default_rng(seed)
+
+    def noise(sigma_m: float) -> np.ndarray:  # smooth noise in 0..1 with features ~sigma_m metres wide
+        field = ndimage.gaussian_filter(rng.standard_normal((rows, cols)), sigma_m / TERRAIN_PIXEL, mode="reflect")
+        return (field - field.min()) / (np.ptp(field) or 1.0)
+
+    patches, fray, grain = noise(6.0), noise(1.5), noise(0.4)
+    rock = _smoothstep(0.28, 0.42, slope + 0.3 * (fray - 0.5))
+    dirt = np.maximum(_smoothstep(0.15, 0.26, slope + 0.2 * (fray - 0.5)), _smoothstep(0.66, 0.8, patches)) * (1 - rock)
+    dry = _smoothstep(0.5, 0.9, level + 0.3 * (patches - 0.5))
+    green = LUSH + (GRASS - LUSH) * _smoothstep(0.3, 0.7, patches)[..., None]
+    grass_colour = green + (DRY - green) * dry[..., None]
+    colour = (grass_colour * (1 - dirt - rock)[..., None] + DIRT * dirt[..., None] + ROCK * rock[..., None])
+    colour *= (0.8 + 0.4 * grain)[..., None]  # grain a few pixels wide: no mipmaps, so no finer
+    return np.clip(colour * 255.0, 0, 255).astype(np.uint8)
+
+
+def terrain_file(heights: np.ndarray, size: tuple[float, float], seed: int) -> Path:
+    """The PNG of :func:`terrain` for this height map, size and seed (drawn and written on first use)."""
+    # named by everything that shapes the image, this module's code included (a change redraws it)
+    key = hashlib.sha1(heights.astype(np.float64).tobytes() + repr((heights.shape, tuple(size), seed)).encode()
+                       + Path(__file__).read_bytes())
+    path = _cache_dir() / f"terrain-{key.hexdigest()[:20]}.png"
+    if not path.exists():
+        partial = path.with_suffix(f".{os.getpid()}.tmp.png")
+        Image.fromarray(terrain(heights, size, seed)).save(partial)
+        os.replace(partial, path)
+    return path
 
 
 def _cache_dir() -> Path:
@@ -127,5 +183,10 @@ class TextureBank:
             self._ids[name] = p.loadTexture(str(texture_file(name)), physicsClientId=self.client)
         p.changeVisualShape(body, -1, textureUniqueId=self._ids[name], physicsClientId=self.client)
 
+    def apply_file(self, body: int, path: Path) -> None:
+        """Put the texture image at ``path`` on ``body``'s visual shape."""
+        texture = p.loadTexture(str(path), physicsClientId=self.client)
+        p.changeVisualShape(body, -1, textureUniqueId=texture, physicsClientId=self.client)
 
-__all__ = ["TEXTURES", "TextureBank", "texture_file"]
+
+__all__ = ["TEXTURES", "TERRAIN_TEXTURE", "TextureBank", "terrain", "terrain_file", "texture_file"]

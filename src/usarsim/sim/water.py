@@ -9,7 +9,7 @@ the core world frame (x north, y west, z up), SI units.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 import pybullet as p
@@ -34,8 +34,10 @@ class WaterSpec:
     bottom: float  # world z of the lowest water (the bed; solid geometry below it is up to the world)
     density: float = FRESH_WATER_DENSITY  # kg/m^3
     current: Vec3 = (0.0, 0.0, 0.0)  # m/s, world frame: the water's own velocity
-    color: Rgba = (0.12, 0.35, 0.5, 0.45)  # drawn see-through
+    color: Rgba = (0.12, 0.35, 0.5, 0.45)  # the veiling light's colour under water (sim/underwater.py)
     name: str = ""
+    # 1/m per red, green, blue channel: coastal water, green carries furthest (sim/underwater.py)
+    attenuation: Vec3 = (0.6, 0.2, 0.3)
 
     def validate(self, source: str) -> None:
         """Reject a volume that cannot hold water, naming the file and the key."""
@@ -46,6 +48,9 @@ class WaterSpec:
             raise ConfigError(f"{source}: {label}: surface ({self.surface}) must be above bottom ({self.bottom})")
         if not self.density > 0:
             raise ConfigError(f"{source}: {label}: density must be positive, got {self.density}")
+        if not all(c >= 0 and math.isfinite(c) for c in self.attenuation):
+            raise ConfigError(f"{source}: {label}: attenuation must be three finite numbers >= 0 (1/m), "
+                              f"got {list(self.attenuation)}")
 
     def contains(self, point: Sequence[float]) -> bool:
         """True when ``point`` (world x, y, z) lies in the water (surface included)."""
@@ -60,8 +65,8 @@ class WaterSpec:
     def moved(self, offset: Vec3) -> "WaterSpec":
         """This volume shifted by ``offset`` (the world file's placement)."""
         dx, dy, dz = offset
-        return WaterSpec((self.center[0] + dx, self.center[1] + dy), self.size, self.surface + dz,
-                         self.bottom + dz, self.density, self.current, self.color, self.name)
+        return replace(self, center=(self.center[0] + dx, self.center[1] + dy), surface=self.surface + dz,
+                       bottom=self.bottom + dz)
 
 
 def water_at(volumes: Iterable[WaterSpec], point: Sequence[float]) -> WaterSpec | None:
@@ -70,9 +75,10 @@ def water_at(volumes: Iterable[WaterSpec], point: Sequence[float]) -> WaterSpec 
 
 
 def build_water(client: int, spec: WaterSpec) -> int:
-    """The water's look: a see-through box with no collision shape (robots pass into it)."""
+    """The water's body: a box with no collision shape (robots pass into it), drawn fully
+    transparent: the camera applies the water's optics itself (sim/underwater.py)."""
     half = (spec.size[0] / 2, spec.size[1] / 2, (spec.surface - spec.bottom) / 2)
-    visual = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=spec.color, physicsClientId=client)
+    visual = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=(*spec.color[:3], 0.0), physicsClientId=client)
     centre = (spec.center[0], spec.center[1], (spec.surface + spec.bottom) / 2)
     return p.createMultiBody(0, -1, visual, centre, physicsClientId=client)
 

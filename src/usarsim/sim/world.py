@@ -279,8 +279,6 @@ def _validate_looks(spec: WorldSpec, source: str) -> None:
     known = ", ".join(["none", *TEXTURES])
     named = [("floor.texture", spec.floor.texture)] + [(f"static[{i}].texture", item.texture)
                                                         for i, item in enumerate(spec.static)]
-    if spec.terrain is not None:
-        named.append(("terrain.texture", spec.terrain.texture))
     for key, name in named:
         if name and name != "none" and name not in TEXTURES:
             raise ConfigError(f"{source}: {key}: unknown texture '{name}' (known: {known})")
@@ -304,7 +302,7 @@ class RfidTag:
 class BuiltWorld:
     """The world instantiated in a PyBullet client: bodies, surfaces, victims, tags."""
 
-    def __init__(self, client: int, spec: WorldSpec, textures: bool = True) -> None:
+    def __init__(self, client: int, spec: WorldSpec, textures: bool = True, seed: int = 0) -> None:
         log.debug("building world '%s': %d static items, %d obstacles, %d victims", spec.name, len(spec.static),
                   len(spec.obstacles), len(spec.victims))
         self.client = client
@@ -326,8 +324,9 @@ class BuiltWorld:
         self.obstacle_ids = [build_obstacle(client, o) for o in spec.obstacles]
         self._labels.update({b: f"obstacle '{o.name}'" if o.name else "an obstacle"
                              for b, o in zip(self.obstacle_ids, spec.obstacles)})
-        self.victims: list[Victim] = [build_victim(client, v) for v in spec.victims]
+        self.victims: list[Victim] = [build_victim(client, v, seed) for v in spec.victims]
         self._labels.update({b: f"victim '{v.spec.id}'" for v in self.victims for b in v.body_ids})
+        self._labels.update({b: f"the rubble on victim '{v.spec.id}'" for v in self.victims for b in v.debris_ids})
         self._victim_by_body = {b: v for v in self.victims for b in v.body_ids}
         self.rfid_tags: dict[int, RfidTag] = {}
         next_id = RELEASED_TAG_MAX_ID + 1
@@ -350,8 +349,7 @@ class BuiltWorld:
         self.terrain_id: int | None = None
         if spec.terrain is not None:
             heights = load_heights(spec.terrain, _world_dir(spec), spec.source or spec.name)
-            self.terrain_id = build_terrain(client, spec.terrain, heights)
-            apply_texture(self.terrain_id, spec.terrain.texture)
+            self.terrain_id = build_terrain(client, spec.terrain, heights, bank if textures else None, seed)
             self.static_ids.append(self.terrain_id)
             self._surfaces[self.terrain_id] = "default"
             self._labels[self.terrain_id] = "the terrain"
@@ -425,9 +423,10 @@ def _world_dir(spec: WorldSpec) -> Path:
     return Path(spec.source).parent if spec.source else worlds_dir()
 
 
-def build_world(client: int, spec: WorldSpec, textures: bool = True) -> BuiltWorld:
-    """Instantiate ``spec`` in PyBullet client ``client`` (``textures`` False: plain colours, for speed tests)."""
-    return BuiltWorld(client, spec, textures)
+def build_world(client: int, spec: WorldSpec, textures: bool = True, seed: int = 0) -> BuiltWorld:
+    """Instantiate ``spec`` in PyBullet client ``client`` (``textures`` False: plain colours, for speed tests);
+    ``seed`` draws what looks vary by (the terrain's ground, victims' clothes)."""
+    return BuiltWorld(client, spec, textures, seed)
 
 
 __all__ = ["BuiltWorld", "CommSpec", "FALL_LIMIT", "SPAWN_HEIGHT", "FloorSpec", "GpsOrigin", "LightSpec", "ObstacleSpec",

@@ -3,6 +3,10 @@
 Rendering is the most expensive thing the simulator does, so a camera only
 renders while ``active`` (a front door asked for images) or when configured
 with ``always_on``. FOV is horizontal and adjustable within [min, max].
+Each view is finished in NumPy with what the renderers lack: the sky, the world's
+lamps and the headlight (sim/lighting.py), the water's optics (sim/underwater.py);
+each frame then gets sensor noise (camera_noise.py). docs/sensors.md (Camera) says
+what the camera can and cannot show.
 """
 from __future__ import annotations
 
@@ -14,20 +18,23 @@ from typing import Any, Sequence
 import numpy as np
 import pybullet as p
 
-from usarsim.sim.lighting import add_headlight, fill_sky, scene_light
+from usarsim.sim.lighting import add_lamps, fill_sky, headlight, scene_light, world_lamps
 from usarsim.sim.readings import CameraImage, Lens, pinhole_lens
 from usarsim.sim.see_through import composite
 from usarsim.sim.sensors.base import CommandResult, CommonParams, Sensor
+from usarsim.sim.sensors.camera_noise import add_sensor_noise
+from usarsim.sim.sensors.frame_geometry import SKY_DEPTH, FrameGeometry
 from usarsim.sim.sensors.ptz import pan_tilt_command
 from usarsim.sim.sensors.registry import register
+from usarsim.sim.underwater import apply_water
 
 
 @dataclass
 class CameraParams(CommonParams):
-    """USARBot.RobotCamera keys (radians) plus image size and range."""
+    """USARBot.RobotCamera keys (radians) plus image size, range and sensor noise."""
 
     scan_interval: float = 0.2
-    width: int = 320
+    width: int = 320  # USARCamera's TextureResolutionX/Y and the image server's default (docs/sensors.md)
     height: int = 240
     fov: float = 0.7854  # CameraDefFov
     min_fov: float = 0.3491
@@ -35,11 +42,16 @@ class CameraParams(CommonParams):
     near: float = 0.02
     far: float = 50.0
     always_on: bool = False
+    # sensor noise (camera_noise.py), off as in USARSim; e.g. read_noise 2, shot_noise 0.05 for a webcam
+    read_noise: float = 0.0  # pixel values (0..255), standard deviation
+    shot_noise: float = 0.0  # variance added per unit of pixel value
 
     def check(self) -> None:
         super().check()
         if self.width <= 0 or self.height <= 0:
             raise ValueError("width and height must be positive")
+        if not (self.read_noise >= 0 and self.shot_noise >= 0):
+            raise ValueError("read_noise and shot_noise must be >= 0")
 
 
 def vertical_fov(horizontal: float, width: int, height: int) -> float:
@@ -92,22 +104,22 @@ class Camera(Sensor):
         return self.fov
 
     def render(self) -> bytes:
-        """One RGB8 frame as packed bytes, rows top to bottom."""
+        """One RGB8 frame as packed bytes, rows top to bottom, with the sensor's noise."""
+        prm: CameraParams = self.params  # type: ignore[assignment]
+        return add_sensor_noise(self.render_image(), self.rng, prm.read_noise, prm.shot_noise).tobytes()
+
+    def render_image(self) -> np.ndarray:
+        """The noiseless frame (height x width x 3)."""
         prm: CameraParams = self.params  # type: ignore[assignment]
         eye, rot = self.robot.mount_pose(self.spec.mount)
         projection = p.computeProjectionMatrixFOV(math.degrees(vertical_fov(self.fov, prm.width, prm.height)),
                                                   prm.width / prm.height, prm.near, prm.far)
-        rgb, depth = self.render_view(eye, rot[:, 0], rot[:, 2], prm.width, prm.height, projection)
-        if self.robot.light_on:
-            half_h = math.tan(self.fov / 2.0)
-            rgb = add_headlight(rgb, depth, prm.near, prm.far, self.robot.spec.light_intensity,
-                                (half_h, half_h * prm.height / prm.width))
-        return rgb.tobytes()
+        return self.render_view(eye, rot[:, 0], rot[:, 2], prm.width, prm.height, projection)[0]
 
     def render_view(self, eye: np.ndarray, forward: np.ndarray, up: np.ndarray, width: int, height: int,
                     projection: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
         """RGB (height x width x 3) and depth buffer of one view from ``eye`` along ``forward``,
-        in the world's light and sky, glass and fences seen through."""
+        in the world's light and sky, glass and fences seen through, lamps, headlight and water added."""
         view = p.computeViewMatrix(eye.tolist(), (eye + forward).tolist(), up.tolist())
         world = self.env.world
         see_through = bool(world.glass or world.fences)
@@ -119,12 +131,19 @@ class Camera(Sensor):
             shape = (height, width)
             rgb = np.asarray(rgba, dtype=np.uint8).reshape(-1)[_rgb_indices(shape[0] * shape[1])].reshape(*shape, 3)
             depth = np.asarray(depth, dtype=float).reshape(shape)
-            fill_sky(rgb, depth, world.sky)
+            fill_sky(rgb, depth >= SKY_DEPTH, world.sky)
             return rgb, depth, np.asarray(seg, dtype=np.int64).reshape(shape)
 
         if see_through:
-            return composite(self.env.client, draw, world.glass, world.fences, world.colors)
-        rgb, depth, _ = draw()
+            rgb, depth = composite(self.env.client, draw, world.glass, world.fences, world.colors)
+        else:
+            rgb, depth, _ = draw()
+        lamps = world_lamps(world.spec.outdoor, [(lt.xyz, lt.intensity) for lt in world.spec.lights])
+        if self.robot.light_on:
+            lamps.append(headlight(eye, forward, self.robot.spec.light_intensity))
+        if lamps or world.spec.water:
+            geometry = FrameGeometry.from_depth(depth, view, projection, eye)
+            rgb = apply_water(add_lamps(rgb, geometry, lamps), geometry, world.spec.water, world.sky)
         return rgb, depth
 
     def render_settings(self, eye: np.ndarray) -> dict[str, Any]:

@@ -142,14 +142,14 @@ class OmniCamera(Camera):
         # a face spans pi/2 rad with face_size px at its centre; the rim runs at rim px per rad
         return prm.face_size or max(8, math.ceil(geometry.rim * math.pi / 2.0))
 
-    def render(self) -> bytes:
+    def render_image(self) -> np.ndarray:
         geometry = self.geometry()
         remap = _remap(geometry, self.face_size(geometry))
         eye, rot = self.robot.mount_pose(self.spec.mount)
         faces = [self.render_view(eye, rot @ forward, rot @ up, width, height, projection)[0].reshape(-1, 3)
                  for forward, up, width, height, projection in face_views(self)]
         faces.append(np.zeros((1, 3), dtype=np.uint8))
-        return np.concatenate(faces)[remap.index].tobytes()
+        return np.concatenate(faces)[remap.index].reshape(geometry.height, geometry.width, 3)
 
     def lens(self) -> Lens:
         """The unified model with xi = 1 (a parabolic mirror); fx < 0 because the image is a reflection."""
