@@ -52,7 +52,6 @@ static:
 CONTROLLER = """\
 import sys
 from pathlib import Path
-from patience import PATIENCE
 
 ORIGINAL = Path({original!r})
 

@@ -78,9 +78,14 @@ def test_launch_starts_a_stack_per_robot(monkeypatch):
     class Node(Recorded):
         pass
 
+    class DeclareLaunchArgument(Recorded):
+        def __init__(self, name, **kwargs):
+            super().__init__(name=name, **kwargs)
+
     fakes = {"launch": types.ModuleType("launch"), "launch.actions": types.ModuleType("launch.actions"),
              "launch_ros": types.ModuleType("launch_ros"), "launch_ros.actions": types.ModuleType("launch_ros.actions")}
     fakes["launch.actions"].LogInfo, fakes["launch.actions"].Shutdown = LogInfo, Shutdown
+    fakes["launch.actions"].DeclareLaunchArgument = DeclareLaunchArgument
     fakes["launch_ros.actions"].Node = Node
     for name, module in fakes.items():
         monkeypatch.setitem(sys.modules, name, module)
@@ -94,13 +99,19 @@ def test_launch_starts_a_stack_per_robot(monkeypatch):
 def _check_stacks(actions, monkeypatch):
     monkeypatch.setattr(actions, "missing_packages", lambda packages: [])  # as if Nav2 and ros2_control were installed
     bridge = {"world": "yellow", "robots": ["a:Kenaf", "b:P2AT:Start3"], "multi_robot": True, "publish_map_to_odom": True}
-    started = actions.robot_stack(SHARE, {"nav": "true", "ros2_control": "true", "rviz": "true", "localization": "amcl"},
+    started = actions.robot_stack(SHARE, {"nav": "true", "ros2_control": "true", "rviz": "true", "localization": "amcl",
+                                          "imu_rate": "100", "scan_rate": "10.0", "physics_rate": "200"},
                                   bridge,
                                   [("a", "Kenaf"), ("b", "P2AT")])
     assert all(isinstance(a, actions.Node) for a in started)  # everything installed: no "not installed" lines
     # the launch ends when the simulator stops
     simulator = next(a for a in started if a.kwargs["executable"] == "usarsim_node")
     assert any(isinstance(a, actions.Shutdown) for a in simulator.kwargs["on_exit"])
+    # <kind>_rate launch arguments become the bridge's rates.<kind> (and nothing else ending in _rate does)
+    params = simulator.kwargs["parameters"][1]
+    assert params["rates.imu"] == 100.0 and params["rates.scan"] == 10.0 and "rates.physics" not in params
+    declared = {a.kwargs["name"]: a.kwargs["default_value"] for a in actions.rate_arguments()}
+    assert declared["imu_rate"] == "50.0" and declared["odom_rate"] == "20.0" and declared["scan_rate"] == "0.0"
     by_robot = {}
     for action in started:
         by_robot.setdefault(action.kwargs.get("namespace"), []).append(action.kwargs["executable"])

@@ -29,6 +29,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E
 from bridge_process import qos_for, shut_down  # noqa: E402
 from ros_domains import fresh_domain_id  # noqa: E402
 from usarsim.ros.cmd_vel import offered_type  # noqa: E402
+from usarsim.ros.rates import DEFAULT_RATES  # noqa: E402
 from usarsim.ros import convert  # noqa: E402
 from usarsim.ros.node import PARAMETERS  # noqa: E402
 from usarsim.sim.catalogue import load_robot  # noqa: E402
@@ -198,8 +199,9 @@ def _rate(stamps):
 
 def test_rates_match_the_catalogue(graph):
     interval = {s.name: s.params.get("scan_interval") for s in SPEC.sensors}
-    # config/usarsim_node.yaml raises odom to 20 Hz; the bare node (here) keeps the catalogue's rates
-    expect = {"scan": interval["Scanner"], "odom": interval["Odometry"], "imu/data": interval["INS"],
+    # the catalogue's rates, but odometry and the IMU at what ROS users expect (usarsim.ros.rates:
+    # robot_localization wants an IMU at 50-100 Hz, Nav2 odom at 20; USARSim paces both at 5)
+    expect = {"scan": interval["Scanner"], "odom": 1.0 / DEFAULT_RATES["odom"], "imu/data": 1.0 / DEFAULT_RATES["imu"],
               "camera/image_raw": 0.5, "ground_truth": 0.1, "sonar/F4": SPEC.msg_period,
               "joint_states": SPEC.msg_period, "battery/state": SPEC.msg_period}
     for leaf, period in expect.items():
@@ -208,11 +210,11 @@ def test_rates_match_the_catalogue(graph):
         assert _rate(stamps) == pytest.approx(1.0 / period, rel=0.2), leaf
     clocks = [_secs(m.clock) for m in graph.snapshot("/clock")]
     assert _rate(clocks) == pytest.approx(CLOCK_HZ, rel=0.2)
-    # realtime pacing: wall-clock arrivals follow; on a CPU-starved runner the pacer slows sim time down
-    # (never bursts to catch up), so only a lower bound is firm here
+    # realtime pacing: wall-clock arrivals never run ahead of real time (a busy machine slows sim
+    # time down and the pacer never bursts to catch up, so no lower bound holds everywhere)
     for topic, hz in ((NAMES.topic("scan"), 5.0), ("/clock", CLOCK_HZ)):
         arrivals = [t for t, _ in graph.messages[topic]]
-        assert 0.5 * hz <= _rate(arrivals) <= 1.2 * hz, topic
+        assert _rate(arrivals) <= 1.2 * hz, topic
 
 
 def test_laser_scan_matches_the_sensor_config(graph):
@@ -449,16 +451,3 @@ def test_cmd_vel_type_offered_by_publishers():
     assert offered_type({"geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped"}) is None  # both: keep
     assert offered_type(set()) is None and offered_type({"std_msgs/msg/String"}) is None
 
-
-def test_imu_and_odom_come_at_the_rates_ros_users_expect(graph):
-    """robot_localization wants an IMU at 50-100 Hz and Nav2 odom at 20 Hz; USARSim's catalogue paces
-    both at 5 Hz. The node's defaults (usarsim.ros.rates) give the former, counted in sim time."""
-    from usarsim.ros.rates import DEFAULT_RATES
-
-    def rate(topic):
-        stamps = sorted(_secs(m.header.stamp) for m in graph.snapshot(topic))[-40:]
-        return (len(stamps) - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 10 else 0.0
-
-    for kind, topic in (("imu", NAMES.topic("imu/data")), ("odom", NAMES.topic("odom"))):
-        assert graph.wait_for(lambda t=topic: len(graph.snapshot(t)) > 40, timeout=PATIENCE)
-        assert rate(topic) == pytest.approx(DEFAULT_RATES[kind], rel=0.1), kind

@@ -16,6 +16,7 @@ rosbag2 = pytest.importorskip("rosbags.rosbag2")
 from usarsim.bagfile import is_complete, repair  # noqa: E402
 from usarsim.record import RecordOptions, record  # noqa: E402
 from patience import PATIENCE  # noqa: E402
+from usarsim.ros.rates import DEFAULT_CLOCK_RATE  # noqa: E402
 
 CHUNK_SECONDS = 1.0
 
@@ -82,15 +83,16 @@ def test_sigkill_loses_at_most_the_last_chunk_and_repair_restores_the_rest(tmp_p
         bag_contents(out)
     size_at_kill = out.stat().st_size
     report = repair(out)
-    assert report.messages > 1000 and report.chunks >= 2
+    assert report.messages > 500 and report.chunks >= 2
     total, clocks = bag_contents(out)
     assert total == report.messages
-    # Everything before the last chunk is there: /clock runs at 100 Hz without a gap.
+    # Everything before the last chunk is there: /clock runs at its rate without a gap.
     with rosbag2.Reader(out) as reader:
         clock = [c for c in reader.connections if c.topic == "/clock"]
         stamps = [t for _, t, _ in reader.messages(connections=clock)]
-    assert stamps[0] == 0 and all(b - a == 10_000_000 for a, b in zip(stamps, stamps[1:]))
-    assert clocks >= report.chunks * 100 * CHUNK_SECONDS - 1
+    period = round(1e9 / DEFAULT_CLOCK_RATE)
+    assert stamps[0] == 0 and all(b - a == period for a, b in zip(stamps, stamps[1:]))
+    assert clocks >= report.chunks * DEFAULT_CLOCK_RATE * CHUNK_SECONDS - 1
     assert size_at_kill > 0 and not list(tmp_path.glob(".run.*"))  # the staging folder is cleaned up
 
 

@@ -37,7 +37,7 @@ PUBLISH_AND_RECEIVE = textwrap.dedent("""
     assert got, "no TFMessage received"
     received = got[0].transforms[0]
     print(received.child_frame_id, received.transform.translation.x)
-""")
+""").replace("PATIENCE", repr(PATIENCE))  # the test's bound, in the child
 
 
 def test_tfmessage_round_trips_through_cdr():
