@@ -57,7 +57,7 @@ def test_signal_finishes_the_bag(tmp_path, sig, code):
     assert proc.wait(timeout=PATIENCE) == code
     assert is_complete(out)
     total, clocks = bag_contents(out)
-    assert total > 1000 and clocks > 100
+    assert total > 500 and clocks > 50  # at least what was on disk (300 kB) when the signal came
     assert [p.name for p in tmp_path.iterdir()] == ["run.mcap"]  # no staging folder left
 
 
@@ -69,7 +69,7 @@ def test_directory_bag_gets_metadata_on_sigterm(tmp_path):
     assert proc.wait(timeout=PATIENCE) == 0
     assert (out / "metadata.yaml").is_file()
     with rosbag2.Reader(out) as reader:  # the directory form is read through metadata.yaml
-        assert reader.message_count == sum(1 for _ in reader.messages()) > 1000
+        assert reader.message_count == sum(1 for _ in reader.messages()) > 500
 
 
 def test_sigkill_loses_at_most_the_last_chunk_and_repair_restores_the_rest(tmp_path):
