@@ -45,7 +45,7 @@ export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 build=$(mktemp -d "${TMPDIR:-/tmp}/usarsim-interfaces.XXXXXX")
 trap 'rm -rf "$build"' EXIT
 # Measured CPU cost of each build on a 2-core machine (docs/building.md)
-declare -A COST=([tf2_msgs]="20 s" [simulation_interfaces]="5 min" [usarsim_interfaces]="2 min")
+declare -A COST=([tf2_msgs]="20 s" [simulation_interfaces]="3-4 min" [usarsim_interfaces]="1 min")
 n=0
 for pkg in "${todo[@]}"; do
   n=$((n + 1))
