@@ -14,6 +14,14 @@ async def cancel_other_tasks() -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def cancel_others(tasks: "list[asyncio.Future] | set[asyncio.Future]") -> None:
+    """Cancel ``tasks`` but the one running this (a connection closing from one of its own tasks)."""
+    current = asyncio.current_task()
+    for task in tasks:
+        if task is not current:
+            task.cancel()
+
+
 class LoopThread:
     """Owns one event loop thread serving one listening socket; ``start`` returns once bound."""
 

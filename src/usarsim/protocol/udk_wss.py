@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from usarsim.protocol import udk_wss_wire as uw
 from usarsim.protocol.line_splitter import LineSplitter
-from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks
+from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks, cancel_others
 from usarsim.protocol.session_guard import IdleDeadline, SessionSlots
 
 if TYPE_CHECKING:
@@ -372,10 +372,7 @@ class UdkWirelessServer:
         relay.source.relays.discard(relay)
         for writer in relay.writers:
             writer.close()
-        current = asyncio.current_task()
-        for task in relay.tasks:
-            if task is not current:
-                task.cancel()
+        cancel_others(relay.tasks)
         log.info("UDK WSS: relay %s -> %s closed: %s", relay.source.connecting, relay.source.target, reason)
 
     # --- link table (simulator thread) -----------------------------------------------------------------

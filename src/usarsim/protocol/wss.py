@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from usarsim.protocol import wss_commands as wc
-from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks
+from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks, cancel_others
 from usarsim.protocol.session_guard import IdleDeadline, SessionSlots
 from usarsim.log_budget import LogBudget
 
@@ -335,10 +335,7 @@ class WirelessServer:
                 self.buffered -= end.parser.reserved
                 end.parser.reserved = 0
             end.writer.close()
-        current = asyncio.current_task()
-        for task in link.tasks:
-            if task is not current:
-                task.cancel()
+        cancel_others(link.tasks)
         log.info("WSS: link %s <-> %s closed: %s", link.a.name, link.b.name, reason)
 
     # --- link table (simulator thread) ---------------------------------------------------------------
