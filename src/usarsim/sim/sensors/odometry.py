@@ -4,12 +4,19 @@ Spin angles are quantised to the encoder resolution. Headings use the drive's ca
 track width (``DriveSpec.track_width``), the model the drive itself turns by, so skid-steer
 odometry does not over-read turns; drift emerges from the remaining slip and the optional
 wheel radius/separation errors.
+
+A car's odometry wheels are its unsteered rear pair: dead reckoning tracks their axle's midpoint
+(the point of the bicycle model that does not slide sideways), 1.3 m behind a Hummer's chassis
+frame. The reading is the pose of ``base_link`` (REP-105's odom -> base_link), carried over from
+the axle by the fixed offset between them.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from usarsim import rotations
 from usarsim.sim.readings import OdometryReading
@@ -50,6 +57,20 @@ class Odometry(Sensor):
         self._reset_pose()
         self._ticks = (0, 0)
         self._last_time = 0.0
+        self._axle = (0.0, 0.0)  # base_link -> the point the wheels measure, in base_link's frame
+
+    def _measured_point(self) -> tuple[float, float]:
+        """Where in base_link's frame the odometry wheels measure motion: their midpoint on a car,
+        the chassis frame itself on skid-steer robots (which turn about their middle)."""
+        if self.robot.spec.drive.type != "ackermann":
+            return (0.0, 0.0)
+        import pybullet as p
+
+        base_pos, base_rot = self.robot.link_pose("base_link")
+        left, right = (base_rot.T @ (np.array(p.getLinkState(self.robot.body_id, joint, computeForwardKinematics=True,
+                                                             physicsClientId=self.robot.client)[4]) - base_pos)
+                       for joint in self._joints)  # a wheel's link frame sits on its joint
+        return (float(left[0] + right[0]) / 2.0, float(left[1] + right[1]) / 2.0)
 
     def _reset_pose(self) -> None:
         self.x = self.y = self.theta = 0.0
@@ -66,6 +87,7 @@ class Odometry(Sensor):
         self._ticks = self._wheel_ticks()
         self._last_time = now
         self._reset_pose()
+        self._axle = self._measured_point()
 
     def read(self, now: float) -> OdometryReading:
         prm: OdometryParams = self.params  # type: ignore[assignment]
@@ -81,8 +103,12 @@ class Odometry(Sensor):
         self.theta = rotations.wrap_pi(self.theta + d_theta)
         dt = max(now - self._last_time, 1e-9)
         self._last_time = now
-        return OdometryReading(**self.header(now), x=self.x, y=self.y, theta=self.theta,
-                               linear_velocity=distance / dt, angular_velocity=d_theta / dt,
+        # base_link = axle - R(theta) d, relative to where base_link started (theta 0 there)
+        dx, dy = self._axle
+        c, s = math.cos(self.theta), math.sin(self.theta)
+        x, y = self.x + dx - (c * dx - s * dy), self.y + dy - (s * dx + c * dy)
+        return OdometryReading(**self.header(now), x=x, y=y, theta=self.theta,
+                               linear_velocity=(distance + d_theta * dy) / dt, angular_velocity=d_theta / dt,
                                pose_variance=(prm.position_variance, prm.position_variance, prm.heading_variance),
                                twist_variance=(prm.twist_variance, prm.twist_variance))
 
