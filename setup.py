@@ -93,7 +93,7 @@ setup(
     entry_points={
         "console_scripts": [
             "usarsim = usarsim.cli:main",
-            "usarsim_node = usarsim.ros.node:main",
+            "usarsim_node = usarsim.ros.entry:main",
         ],
     },
 )

@@ -85,3 +85,13 @@ def test_ros_parameter_of_the_wrong_type():
     assert done.stderr.strip().splitlines()[-1] == (
         "usarsim_node: Trying to set parameter 'physics_rate' to '100' of type 'INTEGER', "
         "expecting type 'DOUBLE': physics_rate")
+
+
+def test_usarsim_node_without_ros_says_how_to_install_it():
+    """serve.sh's venv has no ROS: usarsim_node answers with one line, not an import traceback."""
+    script = ("import sys; sys.modules['rclpy'] = None\n"  # as if rclpy were not installed
+              "from usarsim.ros.entry import main; sys.exit(main([]))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=PATIENCE)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "scripts/bootstrap.sh --ros" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
