@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING
 
 from usarsim.protocol import udk_wss_wire as uw
 from usarsim.protocol.line_splitter import LineSplitter
-from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks, cancel_others
-from usarsim.protocol.session_guard import IdleDeadline, SessionSlots
+from usarsim.protocol.loop_thread import cancel_other_tasks, cancel_others
+from usarsim.protocol.radio_server import RadioServer
+from usarsim.protocol.session_guard import IdleDeadline
 
 if TYPE_CHECKING:
     from usarsim.sim.simulator import Simulator
@@ -84,41 +85,27 @@ class UdkStats:
     robots_kicked: int = 0
 
 
-class UdkWirelessServer:
+class UdkWirelessServer(RadioServer):
     """The UDK WSS front door of a :class:`~usarsim.sim.simulator.Simulator` (``port=0``: any free)."""
+
+    title = "UDK wireless simulation server"
+    thread_name = "usarsim-udk-wss"
 
     def __init__(self, sim: "Simulator", host: str = "127.0.0.1", port: int = uw.DEFAULT_UDK_WSS_PORT, *,
                  init_timeout: float = INIT_TIMEOUT, max_sessions: int = MAX_SESSIONS,
                  connect_timeout: float = CONNECT_TIMEOUT) -> None:
         if not init_timeout > 0:
             raise ValueError("init_timeout must be positive")
-        self.sim = sim
-        self.host = host
-        self.port = port
+        super().__init__(sim, host, port, max_sessions)
         self.init_timeout = init_timeout
         self.connect_timeout = connect_timeout
-        self.slots = SessionSlots(max_sessions)
         self.stats = UdkStats()
         self.robots: dict[str, _Robot] = {}
         self._sources: dict[tuple[str, str, int], _Source] = {}
         self._relays: set[_Relay] = set()
         self._pending: dict[tuple[str, int], str] = {}  # (target, our port) -> connecting, while connecting
-        self._serving = LoopThread("usarsim-udk-wss")
 
     # --- lifecycle ------------------------------------------------------------------------------
-    def start(self) -> None:
-        """Bind and serve from a background thread (raises OSError if the port is taken)."""
-        if self._serving.running:
-            return
-        self.port = self._serving.start(self._session, self.host, self.port, self._shutdown)
-        self.sim.wireless.add_listener(self._on_table)
-        log.info("UDK wireless simulation server on %s:%d", self.host, self.port)
-
-    def stop(self) -> None:
-        """Close every relay, allocated port and control connection and stop serving."""
-        self.sim.wireless.remove_listener(self._on_table)
-        self._serving.stop()
-
     async def _shutdown(self) -> None:
         for source in list(self._sources.values()):
             self._drop_source(source)
@@ -376,9 +363,8 @@ class UdkWirelessServer:
         log.info("UDK WSS: relay %s -> %s closed: %s", relay.source.connecting, relay.source.target, reason)
 
     # --- link table (simulator thread) -----------------------------------------------------------------
-    def _on_table(self, table: "LinkTable") -> None:
-        if self.robots:
-            self._serving.call_soon(self._check_links, table)
+    def _follows_links(self) -> bool:
+        return bool(self.robots)
 
     def _check_links(self, table: "LinkTable") -> None:
         """Like the original's 1 s position poll: robots the simulation does not have are

@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from usarsim.protocol import wss_commands as wc
-from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks, cancel_others
-from usarsim.protocol.session_guard import IdleDeadline, SessionSlots
+from usarsim.protocol.loop_thread import cancel_other_tasks, cancel_others
+from usarsim.protocol.radio_server import RadioServer
+from usarsim.protocol.session_guard import IdleDeadline
 from usarsim.log_budget import LogBudget
 
 if TYPE_CHECKING:
@@ -89,8 +90,11 @@ class _Link:
         return self.b if end is self.a else self.a
 
 
-class WirelessServer:
+class WirelessServer(RadioServer):
     """The WSS front door of a :class:`~usarsim.sim.simulator.Simulator` (``port=0``: any free port)."""
+
+    title = "wireless communication server"
+    thread_name = "usarsim-wss"
 
     def __init__(self, sim: "Simulator", host: str = "127.0.0.1", port: int = DEFAULT_WSS_PORT, *,
                  queue_bytes: int = QUEUE_BYTES, connect_timeout: float = CONNECT_TIMEOUT,
@@ -100,9 +104,7 @@ class WirelessServer:
             raise ValueError("queue_bytes and buffer_bytes must be at least 1")
         if not register_timeout > 0:
             raise ValueError("register_timeout must be positive")
-        self.sim = sim
-        self.host = host
-        self.port = port
+        super().__init__(sim, host, port, max_sessions)
         self.queue_bytes = queue_bytes
         self.buffer_bytes = buffer_bytes
         self.buffered = 0  # message bytes held now, all links together
@@ -111,26 +113,12 @@ class WirelessServer:
         self.reserved_ports = set(reserved_ports or ())
         self.registry = wc.Registry()
         self.stats = Stats()
-        self.slots = SessionSlots(max_sessions)
         self._links: set[_Link] = set()
         self._next_session = 0
-        self._serving = LoopThread("usarsim-wss")
 
     # --- lifecycle ------------------------------------------------------------------------------
-    def start(self) -> None:
-        """Bind and serve from a background thread; returns once listening (raises OSError if the
-        port is taken)."""
-        if self._serving.running:
-            return
-        self.port = self._serving.start(self._session, self.host, self.port, self._shutdown)
-        self.reserved_ports.add(self.port)
-        self.sim.wireless.add_listener(self._on_table)
-        log.info("wireless communication server on %s:%d", self.host, self.port)
-
-    def stop(self) -> None:
-        """Close every link and control connection and stop serving."""
-        self.sim.wireless.remove_listener(self._on_table)
-        self._serving.stop()
+    def _bound(self) -> None:
+        self.reserved_ports.add(self.port)  # OPEN never reaches the server itself
 
     async def _shutdown(self) -> None:
         for link in list(self._links):
@@ -339,9 +327,8 @@ class WirelessServer:
         log.info("WSS: link %s <-> %s closed: %s", link.a.name, link.b.name, reason)
 
     # --- link table (simulator thread) ---------------------------------------------------------------
-    def _on_table(self, table: "LinkTable") -> None:
-        if self._links:
-            self._serving.call_soon(self._check_links, table)
+    def _follows_links(self) -> bool:
+        return bool(self._links)
 
     def _check_links(self, table: "LinkTable") -> None:
         for link in list(self._links):
