@@ -166,6 +166,17 @@ def test_motion_sensor_topics_publish_their_types(bridge):
     names = dict(bridge.node.get_topic_names_and_types())
     for topic, msg_type in topics.items():
         assert names[topic] == [f"{msg_type.__module__.split('.')[0]}/msg/{msg_type.__name__}"]
+
+    # An earlier test may have left the car braking, which a gravity-referenced inclinometer and an
+    # accelerometer read as tilt: take readings made once ground truth says the car is at rest.
+    def at_rest():
+        twist = bridge.messages("/car/ground_truth")[-1].twist.twist
+        return max(abs(twist.linear.x), abs(twist.linear.y), abs(twist.linear.z), abs(twist.angular.z)) < 0.01
+
+    assert bridge.wait_for(at_rest, PATIENCE), bridge.log_tail()
+    rest = _secs(bridge.messages("/car/ground_truth")[-1].header.stamp)
+    assert bridge.wait_for(lambda: all(_secs(bridge.messages(keys[t])[-1].header.stamp) > rest for t in (
+        "/car/accelerometer/Accel", "/car/inclinometer/Inclinometer")), PATIENCE), bridge.log_tail()
     accel = bridge.messages(keys["/car/accelerometer/Accel"])[-1]
     assert accel.linear_acceleration.z == pytest.approx(9.81, abs=1.0)  # specific force at rest: up
     assert accel.orientation_covariance[0] == -1.0  # REP-145: no orientation in an accelerometer
