@@ -14,6 +14,12 @@ async def cancel_other_tasks() -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+# How a client's session may end without it being an error: the client went (a reset, a broken
+# pipe), or the server is stopping (a cancelled task: ending quietly keeps Python 3.11's stream
+# callback from logging a cancelled handler as an error).
+SESSION_ENDS: tuple[type[BaseException], ...] = (ConnectionError, OSError, asyncio.CancelledError)
+
+
 def cancel_others(tasks: "list[asyncio.Future] | set[asyncio.Future]") -> None:
     """Cancel ``tasks`` but the one running this (a connection closing from one of its own tasks)."""
     current = asyncio.current_task()

@@ -21,7 +21,7 @@ from usarsim import rotations
 from usarsim.protocol import truth_wire as tw
 from usarsim.protocol.frames import to_sae_euler, to_sae_vector
 from usarsim.protocol.line_splitter import LineSplitter
-from usarsim.protocol.loop_thread import LoopThread, cancel_other_tasks
+from usarsim.protocol.loop_thread import SESSION_ENDS, LoopThread, cancel_other_tasks
 from usarsim.protocol.session_guard import IdleDeadline, SessionSlots
 
 if TYPE_CHECKING:
@@ -117,10 +117,8 @@ class TruthServer:
                     writer.write(answer)
                     self.answered += 1
                     await asyncio.wait_for(writer.drain(), self.write_timeout)
-        except (ConnectionError, OSError, asyncio.TimeoutError):
+        except SESSION_ENDS + (asyncio.TimeoutError,):
             pass
-        except asyncio.CancelledError:  # the server stopping: end quietly (Python 3.11's
-            pass  # stream callback would log a cancelled handler as an error)
         finally:
             self.slots.give_back()
             writer.close()

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from usarsim.protocol import udk_wss_wire as uw
 from usarsim.protocol.line_splitter import LineSplitter
-from usarsim.protocol.loop_thread import cancel_other_tasks, cancel_others
+from usarsim.protocol.loop_thread import SESSION_ENDS, cancel_other_tasks, cancel_others
 from usarsim.protocol.radio_server import RadioServer
 from usarsim.protocol.session_guard import IdleDeadline
 
@@ -160,10 +160,8 @@ class UdkWirelessServer(RadioServer):
                     else:
                         writer.write(await self._after_init(uw.parse(text), name))
                 await writer.drain()
-        except (ConnectionError, OSError):
+        except SESSION_ENDS:
             pass
-        except asyncio.CancelledError:  # the server stopping: end quietly (Python 3.11's
-            pass  # stream callback would log a cancelled handler as an error)
         finally:
             self.slots.give_back()
             if name is not None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from usarsim.protocol import wss_commands as wc
-from usarsim.protocol.loop_thread import cancel_other_tasks, cancel_others
+from usarsim.protocol.loop_thread import SESSION_ENDS, cancel_other_tasks, cancel_others
 from usarsim.protocol.radio_server import RadioServer
 from usarsim.protocol.session_guard import IdleDeadline
 from usarsim.log_budget import LogBudget
@@ -160,10 +160,8 @@ class WirelessServer(RadioServer):
                 if owner in self.registry.owners():
                     deadline.clear()
                 await writer.drain()
-        except (ConnectionError, OSError):
+        except SESSION_ENDS:
             pass
-        except asyncio.CancelledError:  # the server stopping: end quietly (Python 3.11's
-            pass  # stream callback would log a cancelled handler as an error)
         finally:
             self.slots.give_back()
             self.registry.forget(owner)
